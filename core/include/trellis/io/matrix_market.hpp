@@ -1,0 +1,49 @@
+#pragma once
+// Matrix Market (https://math.nist.gov/MatrixMarket/formats.html) reader and
+// writer. Reads `coordinate` real/integer/pattern matrices that are general,
+// symmetric or skew-symmetric, and `array` real/integer vectors.
+//
+// Every malformed input throws MatrixMarketError naming the file, the line
+// and the problem. Duplicate coordinate entries are summed; nothing is
+// silently dropped. Files are read whole into memory and parsed without
+// iostreams, so large files read at disk speed.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+
+namespace trellis::io {
+
+enum class MMFormat { coordinate, array };
+enum class MMField { real, integer, pattern };
+enum class MMSymmetry { general, symmetric, skew_symmetric };
+
+struct MatrixMarketHeader {
+  MMFormat format = MMFormat::coordinate;
+  MMField field = MMField::real;
+  MMSymmetry symmetry = MMSymmetry::general;
+  long long rows = 0, cols = 0;
+  long long entries = 0;  // stored entries (coordinate) or rows*cols (array)
+};
+
+/// Reads a coordinate matrix into canonical CSR (symmetric and skew-symmetric
+/// files are expanded to both triangles; pattern entries get value 1).
+HostCsr read_matrix_market(const std::string& path);
+/// Same, from text already in memory; `name` stands for the file in errors.
+HostCsr parse_matrix_market(std::string_view text, const std::string& name);
+
+/// Reads only the banner and size line.
+MatrixMarketHeader read_matrix_market_header(const std::string& path);
+
+/// Reads a dense vector: an `array` real/integer general file with one column.
+std::vector<double> read_matrix_market_vector(const std::string& path);
+std::vector<double> parse_matrix_market_vector(std::string_view text, const std::string& name);
+
+/// Writes a coordinate real general matrix (full precision, round-trips).
+void write_matrix_market(const std::string& path, const HostCsr& A);
+/// Writes an `array` real general vector (one column).
+void write_matrix_market_vector(const std::string& path, const std::vector<double>& x);
+
+}  // namespace trellis::io

@@ -1,0 +1,106 @@
+#pragma once
+// Shared helpers for Trellis tests: the execution spaces a typed test runs on,
+// fresh random seeds (printed on failure), the real matrices, comparisons.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace trellis::test {
+
+// Every enabled backend, as a Kokkos::Device with its natural memory space.
+template <class Exec>
+using DeviceOf = Kokkos::Device<Exec, typename Exec::memory_space>;
+
+using Backends = ::testing::Types<
+#if defined(KOKKOS_ENABLE_CUDA)
+    DeviceOf<Kokkos::Cuda>,
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+    DeviceOf<Kokkos::Experimental::HIP>,
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+    DeviceOf<Kokkos::OpenMP>,
+#endif
+    DeviceOf<Kokkos::Serial>>;
+
+struct BackendNames {
+  template <class D>
+  static std::string GetName(int) {
+    return D::execution_space::name();
+  }
+};
+
+/// A fresh seed per call (from the clock unless TRELLIS_TEST_SEED is set), so
+/// tests see new random inputs each run; SCOPED_TRACE it to print on failure.
+inline std::uint64_t fresh_seed() {
+  if (const char* s = std::getenv("TRELLIS_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  static std::random_device rd;
+  return (std::uint64_t(rd()) << 32) ^ rd();
+}
+
+/// Folder of the real test matrices: $TRELLIS_MATRICES, else ../shared/matrices
+/// beside the source tree. Empty when neither exists.
+inline std::string matrices_dir() {
+  if (const char* s = std::getenv("TRELLIS_MATRICES")) return s;
+  std::ifstream probe(std::string(TRELLIS_DEFAULT_MATRICES) + "/MANIFEST.tsv");
+  return probe ? std::string(TRELLIS_DEFAULT_MATRICES) : std::string();
+}
+
+struct RealMatrix {
+  std::string file, path;
+  long long rows = 0, cols = 0, nnz_stored = 0;
+  std::string symmetry;
+};
+
+/// The matrices listed in MANIFEST.tsv (empty if the folder is absent).
+inline std::vector<RealMatrix> real_matrices() {
+  std::vector<RealMatrix> out;
+  const std::string dir = matrices_dir();
+  if (dir.empty()) return out;
+  std::ifstream in(dir + "/MANIFEST.tsv");
+  std::string line;
+  std::getline(in, line);  // header: file source_repo source_path bytes nrows ncols nnz ...
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '\t')) f.push_back(cell);
+    if (f.size() < 8) continue;
+    RealMatrix m;
+    m.file = f[0];
+    m.path = dir + "/" + f[0];
+    m.rows = std::stoll(f[4]);
+    m.cols = std::stoll(f[5]);
+    m.nnz_stored = std::stoll(f[6]);
+    m.symmetry = f[7];
+    out.push_back(m);
+  }
+  return out;
+}
+
+/// Skips the current test, saying why, when the real matrices are absent.
+#define TRELLIS_REQUIRE_REAL_MATRICES(list)                                              \
+  if ((list).empty()) GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
+                                      "or place ../shared/matrices beside the source tree"
+
+/// ||a - b|| / ||b|| in double; NaN anywhere gives +inf so that it never passes.
+inline double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) return INFINITY;
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+}  // namespace trellis::test
