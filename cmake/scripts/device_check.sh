@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: build Kokkos/Kokkos Kernels for CUDA (sm_90)
+# from the carried sources, build Trellis, run the unit tests, run the perf
+# suite, print a short summary last. Logs and JSON results go to $OUT.
+#
+#   bash cmake/scripts/device_check.sh [unit|perf|all]   (default all)
+#
+# Needs .deps/src and .device-carry (cmake/scripts/prepare_device_carry.sh).
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+what="${1:-all}"
+out="${OUT:-$repo/.device-out}"
+mkdir -p "$out"
+carry="$repo/.device-carry"
+work=/tmp/trellis-device
+mkdir -p "$work"
+export TRELLIS_DEPS="$work/deps"
+summary=()
+step() {  # step NAME CMD...: runs, logs to $out/NAME.log, records pass/fail and time
+  local name="$1"; shift
+  local t0=$SECONDS
+  if "$@" >"$out/$name.log" 2>&1; then
+    summary+=("$(printf '%-12s ok     %4ds' "$name" $((SECONDS - t0)))")
+  else
+    summary+=("$(printf '%-12s FAILED %4ds  (see %s.log)' "$name" $((SECONDS - t0)) "$name")")
+    tail -30 "$out/$name.log"
+    return 1
+  fi
+}
+finish() { echo; echo "== device_check summary =="; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; printf '%s\n' "${summary[@]}"; }
+trap finish EXIT
+
+deps() {
+  mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
+  TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda
+  # GoogleTest and METIS are not installed there: build / unpack the carried ones.
+  cmake -S "$carry/googletest" -B "$work/gtest-build" -DCMAKE_INSTALL_PREFIX="$work/gtest" \
+    -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 &&
+  cmake --build "$work/gtest-build" -j 16 && cmake --install "$work/gtest-build" &&
+  for d in "$carry"/debs/*.deb; do dpkg -x "$d" "$work/metis"; done
+}
+configure() {
+  cmake -S "$repo" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$TRELLIS_DEPS/install/cuda/bin/nvcc_wrapper" \
+    -DKokkos_ROOT="$TRELLIS_DEPS/install/cuda" -DKokkosKernels_ROOT="$TRELLIS_DEPS/install/cuda" \
+    -DCMAKE_PREFIX_PATH="$work/gtest;$work/metis/usr" \
+    -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
+    -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)"
+}
+build() { cmake --build "$work/build" -j 16; }
+unit() {
+  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=8 OMP_PROC_BIND=false
+  ctest --test-dir "$work/build" -L unit --output-on-failure --timeout 600 -j 1
+}
+perf() { ctest --test-dir "$work/build" -L perf --output-on-failure --timeout 600 -V; cp "$work"/build/perf_tests/*.json "$out"/ 2>/dev/null || true; }
+
+step deps deps && step configure configure && step build build || exit 1
+rc=0
+case "$what" in
+  unit) step unit unit || rc=1 ;;
+  perf) step perf perf || rc=1 ;;
+  all) step unit unit || rc=1; step perf perf || rc=1 ;;
+esac
+grep -E "tests passed|tests failed" "$out/unit.log" 2>/dev/null | tail -1 | sed 's/^/unit: /' >&2 || true
+exit $rc
