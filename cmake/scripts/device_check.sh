@@ -32,7 +32,7 @@ trap finish EXIT
 
 deps() {
   mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
-  TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda
+  TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda || return 1
   # GoogleTest and METIS are not installed there: build / unpack the carried ones.
   cmake -S "$carry/googletest" -B "$work/gtest-build" -DCMAKE_INSTALL_PREFIX="$work/gtest" \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 &&
@@ -40,17 +40,20 @@ deps() {
   for d in "$carry"/debs/*.deb; do dpkg -x "$d" "$work/metis"; done
 }
 configure() {
+  local prefix="$TRELLIS_DEPS/install/cuda"
+  find "$prefix" -name '*Config.cmake'
   cmake -S "$repo" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+    -DKokkosKernels_DIR="$(dirname "$(find "$prefix" -name KokkosKernelsConfig.cmake | head -1)")" \
     -DCMAKE_CXX_COMPILER="$TRELLIS_DEPS/install/cuda/bin/nvcc_wrapper" \
     -DKokkos_ROOT="$TRELLIS_DEPS/install/cuda" -DKokkosKernels_ROOT="$TRELLIS_DEPS/install/cuda" \
-    -DCMAKE_PREFIX_PATH="$work/gtest;$work/metis/usr" \
+    -DCMAKE_PREFIX_PATH="$prefix;$work/gtest;$work/metis/usr" \
     -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
     -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)"
 }
 build() { cmake --build "$work/build" -j 16; }
 unit() {
   export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=8 OMP_PROC_BIND=false
-  ctest --test-dir "$work/build" -L unit --output-on-failure --timeout 600 -j 1
+  ctest --test-dir "$work/build" -L unit -V --timeout 600 -j 1
 }
 perf() { ctest --test-dir "$work/build" -L perf --output-on-failure --timeout 600 -V; cp "$work"/build/perf_tests/*.json "$out"/ 2>/dev/null || true; }
 
