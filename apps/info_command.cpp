@@ -1,0 +1,35 @@
+// `trellis info [file.mtx | generated spec]`: what a matrix is and how much
+// parallelism its triangular factors offer.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Timer.hpp>
+#include <cstdio>
+
+#include "commands.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/core/matrix_summary.hpp"
+#include "trellis/gallery/problem_spec.hpp"
+
+namespace trellis::cli {
+
+int info_command(const std::vector<std::string>& args) {
+  if (args.size() > 1) {
+    std::fprintf(stderr, "trellis info: expected one problem, got %zu arguments\n", args.size());
+    return 2;
+  }
+  const std::string spec = args.empty() ? gallery::default_problem_spec : args[0];
+  Kokkos::Timer timer;
+  const gallery::Problem problem = gallery::load_problem(spec);
+  const double load_seconds = timer.seconds();
+  std::printf("trellis info: %s\n", problem.name.c_str());
+  std::printf("  problem         %s\n", problem.description.c_str());
+  if (problem.block_matrix)
+    std::printf("  blocks          %d x %d blocks of %dx%d, %d stored blocks (BSR)\n",
+                problem.block_matrix->num_block_rows, problem.block_matrix->num_block_cols,
+                problem.block_matrix->block_size, problem.block_matrix->block_size,
+                problem.block_matrix->nnz_blocks());
+  std::printf("  load time       %.3f s\n", load_seconds);
+  std::fputs(format_summary(summarize(problem.matrix)).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace trellis::cli

@@ -1,0 +1,62 @@
+// The `trellis` command: a front end to the library's problems, analyses and
+// (as they land) solvers. Kokkos options (--kokkos-threads=N, ...) are
+// accepted anywhere and passed to Kokkos.
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "trellis/config.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/gallery/problem_spec.hpp"
+
+namespace {
+
+void print_usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: trellis <command> [arguments]\n\n"
+               "commands:\n"
+               "  info [PROBLEM]   size, symmetry, diagonal, level parallelism of L and U, "
+               "memory\n"
+               "  help             this text\n"
+               "  version          the Trellis version and Kokkos backend\n\n"
+               "PROBLEM is a Matrix Market file or a generated problem (default: %s):\n%s",
+               trellis::gallery::default_problem_spec,
+               trellis::gallery::problem_spec_help().c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    print_usage(stderr);
+    return 2;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "info") return trellis::cli::info_command(args);
+    if (command == "help" || command == "--help" || command == "-h") {
+      print_usage(stdout);
+      return 0;
+    }
+    if (command == "version" || command == "--version") {
+      std::printf("trellis %s (Kokkos default execution space: %s)\n", TRELLIS_VERSION,
+                  Kokkos::DefaultExecutionSpace::name());
+      return 0;
+    }
+    std::fprintf(stderr, "trellis: unknown command '%s'\n\n", command.c_str());
+    print_usage(stderr);
+    return 2;
+  } catch (const trellis::Error& e) {
+    std::fprintf(stderr, "trellis %s: error: %s\n", command.c_str(), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trellis %s: internal error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}

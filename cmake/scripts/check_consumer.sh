@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs Trellis from a configured build tree into a fresh prefix, then builds
+# and runs cmake/consumer_test against the installed package with
+# find_package(Trellis): proof that the exported CMake package works.
+#
+#   check_consumer.sh BUILD_DIR "KOKKOS_PREFIX[;MORE_PREFIXES]" [CXX_COMPILER]
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="$1" kokkos="$2" cxx="${3:-}"
+prefix="$build/consumer-install"
+rm -rf "$prefix" "$build/consumer"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cmake -S "$repo/cmake/consumer_test" -B "$build/consumer" -DCMAKE_BUILD_TYPE=Release \
+  ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix;$kokkos" >/dev/null
+cmake --build "$build/consumer" -j "${TRELLIS_JOBS:-$(nproc)}" >/dev/null
+"$build/consumer/consumer"
