@@ -104,3 +104,37 @@ inline double relative_error(const std::vector<double>& a, const std::vector<dou
 }
 
 }  // namespace trellis::test
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace trellis::test {
+
+/// Runs f() (and a device fence); if it has not returned within `seconds`, a
+/// watchdog thread reports a hang and ends the process with exit code 86, so a
+/// deadlocked kernel fails the test instead of stalling the run.
+template <class F>
+void run_with_watchdog(const std::string& what, double seconds, F&& f) {
+  std::atomic<bool> done{false};
+  std::thread dog([&] {
+    const auto start = std::chrono::steady_clock::now();
+    while (!done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
+      if (!done.load() && waited.count() > seconds) {
+        std::fprintf(stderr, "\nWATCHDOG: %s did not finish within %.0f s: deadlock or hang\n",
+                     what.c_str(), seconds);
+        std::fflush(stderr);
+        std::_Exit(86);
+      }
+    }
+  });
+  f();
+  Kokkos::fence();
+  done = true;
+  dog.join();
+}
+
+}  // namespace trellis::test

@@ -1,0 +1,33 @@
+#pragma once
+// Team shapes for the triangular-solve kernels. On GPUs a team is a block of
+// rows_per_team(K) vector groups of K lanes (256 threads); on host backends a
+// team is one thread and vector lanes are 1.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+
+namespace trellis::detail {
+
+template <class Exec>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+}
+
+/// Lanes a row may use: a warp on GPUs, 1 on host backends.
+template <class Exec>
+int max_vector_width() {
+  return is_host_space<Exec>() ? 1 : std::min(32, int(Kokkos::TeamPolicy<Exec>::vector_length_max()));
+}
+
+/// Vector groups (rows) per team for K lanes each.
+template <class Exec>
+int rows_per_team(int K) {
+  return is_host_space<Exec>() ? 1 : std::max(1, 256 / K);
+}
+
+/// Rows a chained level may have to run inside one team.
+template <class Exec>
+int chain_rows(int K) {
+  return is_host_space<Exec>() ? 64 : rows_per_team<Exec>(K);
+}
+
+}  // namespace trellis::detail

@@ -1,0 +1,87 @@
+#pragma once
+// TriangularSolver: analysis, numeric update, dispatch to the kernels.
+#include <Kokkos_Timer.hpp>
+#include <cstdio>
+
+#include "trellis/trsv/detail/element_kernels.hpp"
+#include "trellis/trsv/detail/levelset_kernels.hpp"
+
+namespace trellis {
+
+namespace detail {
+
+inline bool needs_csc(TrsvAlgorithm a) {
+  return a == TrsvAlgorithm::levelset_csc || a == TrsvAlgorithm::elmc ||
+         a == TrsvAlgorithm::syncfree_naive;
+}
+
+/// `automatic`: on host backends the level-set CSR solve (threads are few,
+/// spinning wastes them); on GPUs element scheduling, except when there are
+/// so few levels that per-level launches cost little and LEVR's plain loads
+/// win (seed 002, parabolic_fem: 14 levels).
+template <class Exec, class Levels>
+TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
+  char buf[160];
+  if (is_host_space<Exec>()) {
+    std::snprintf(buf, sizeof buf, "auto: host backend, %d levels", levels.num_levels);
+    reason = buf;
+    return TrsvAlgorithm::levelset_csr;
+  }
+  const bool few_levels = levels.num_levels <= 32;
+  std::snprintf(buf, sizeof buf, "auto: %d levels, %.1f rows/level on average%s",
+                levels.num_levels, levels.avg_parallelism(),
+                few_levels ? " (few levels: level-set)" : "");
+  reason = buf;
+  return few_levels ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr;
+}
+
+}  // namespace detail
+
+template <class Scalar, class Device>
+TriangularSolver<Scalar, Device>::TriangularSolver(const matrix_type& T, TrsvOptions options)
+    : options_(options), algorithm_(options.algorithm) {
+  using exec = typename Device::execution_space;
+  Kokkos::fence();
+  Kokkos::Timer timer;
+  // The CSC copy is built when the requested algorithm needs it; `automatic`
+  // only ever picks CSR algorithms.
+  detail::analyze_factor(data_, T, options.triangle, options.unit_diagonal,
+                         detail::needs_csc(options.algorithm));
+  if (algorithm_ == TrsvAlgorithm::automatic)
+    algorithm_ = detail::choose_algorithm<exec>(data_.levels, reason_);
+  else
+    reason_ = std::string("requested ") + to_string(algorithm_);
+  Kokkos::fence();
+  analysis_seconds_ = timer.seconds();
+  numeric(T);
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T) {
+  detail::load_factor_values(data_, T, const_vector_type());
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T, const_vector_type diagonal) {
+  if (!diagonal.data() && data_.n > 0)
+    throw StructureError("triangular solve: numeric() got an empty diagonal");
+  detail::load_factor_values(data_, T, diagonal);
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::solve(const_vector_type b, vector_type x) const {
+  if (b.extent(0) != size_t(data_.n) || x.extent(0) != size_t(data_.n))
+    throw StructureError("triangular solve: vectors of length " + std::to_string(b.extent(0)) +
+                         " and " + std::to_string(x.extent(0)) + " for " +
+                         std::to_string(data_.n) + " rows");
+  switch (algorithm_) {
+    case TrsvAlgorithm::levelset_csr: detail::levelset_csr_solve(data_, b, x); break;
+    case TrsvAlgorithm::levelset_csc: detail::levelset_csc_solve(data_, b, x); break;
+    case TrsvAlgorithm::elmr: detail::elmr_solve(data_, b, x); break;
+    case TrsvAlgorithm::elmc: detail::elmc_solve(data_, b, x); break;
+    case TrsvAlgorithm::syncfree_naive: detail::syncfree_naive_solve(data_, b, x); break;
+    case TrsvAlgorithm::automatic: break;  // resolved at construction
+  }
+}
+
+}  // namespace trellis

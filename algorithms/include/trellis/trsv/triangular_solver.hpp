@@ -1,0 +1,72 @@
+#pragma once
+// One solver object per triangular factor, with the symbolic / numeric / solve
+// split of Kokkos Kernels' handles: the analysis (levels, CSC copy, dependency
+// counts) is done once per sparsity pattern, numeric() takes new values, and
+// solve() runs as often as needed.
+//
+// Solves (L + D) x = b or (U + D) x = b (seed 002, eq. 2.1). The factor T is
+// given in CSR; only its entries in the chosen triangle are used, so T may be
+// the whole matrix A. D comes from T's diagonal, or is 1 (unit_diagonal), or
+// is given as a separate vector to numeric().
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/level_sets.hpp"
+#include "trellis/core/triangle.hpp"
+#include "trellis/trsv/algorithm.hpp"
+#include "trellis/trsv/detail/factor_data.hpp"
+
+namespace trellis {
+
+struct TrsvOptions {
+  Triangle triangle = Triangle::lower;
+  bool unit_diagonal = false;  // D = I; stored diagonal entries are ignored
+  TrsvAlgorithm algorithm = TrsvAlgorithm::automatic;
+};
+
+template <class Scalar = double, class Device = DefaultDevice>
+class TriangularSolver {
+ public:
+  using matrix_type = CsrMatrix<Scalar, Device>;
+  using vector_type = Kokkos::View<Scalar*, Device>;
+  using const_vector_type = Kokkos::View<const Scalar*, Device>;
+
+  /// Symbolic and numeric phases for T. Throws StructureError for a
+  /// non-square T, PivotError naming the row for a missing, zero or
+  /// non-finite diagonal (unless unit_diagonal).
+  TriangularSolver(const matrix_type& T, TrsvOptions options);
+
+  /// New values for the pattern analysed at construction.
+  void numeric(const matrix_type& T);
+  /// New values, with D given separately (the (L + D) x = b form); T's own
+  /// diagonal entries are then ignored.
+  void numeric(const matrix_type& T, const_vector_type diagonal);
+
+  /// x = (T_triangle + D)^{-1} b. b and x may be the same View.
+  void solve(const_vector_type b, vector_type x) const;
+
+  /// The algorithm that runs (for `automatic`, the one it picked).
+  TrsvAlgorithm algorithm() const { return algorithm_; }
+  /// Why `automatic` picked it, or the requested name.
+  const std::string& choice_reason() const { return reason_; }
+  const LevelSets<Device>& levels() const { return data_.levels; }
+  const TrsvOptions& options() const { return options_; }
+  /// Seconds spent in the analysis (symbolic phase), device fenced.
+  double analysis_seconds() const { return analysis_seconds_; }
+  ordinal_t num_rows() const { return data_.n; }
+  /// Stored entries of the strict triangle (the work of one solve is
+  /// 2 * (nnz_strict + n) flops).
+  offset_t nnz_strict() const { return data_.nnz_strict; }
+
+ private:
+  TrsvOptions options_;
+  TrsvAlgorithm algorithm_;
+  std::string reason_;
+  double analysis_seconds_ = 0;
+  mutable detail::FactorData<Scalar, Device> data_;
+};
+
+}  // namespace trellis
+
+#include "trellis/trsv/detail/triangular_solver_impl.hpp"
