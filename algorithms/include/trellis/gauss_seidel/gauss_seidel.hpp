@@ -9,7 +9,6 @@
 // reads is still x_k(j) when row i is solved). CSC algorithms use eq. 5.3:
 // r = b - A x_k, x_{k+1} = x_k + (L + D)^{-1} r.
 #include <Kokkos_Core.hpp>
-#include <memory>
 
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
@@ -28,7 +27,7 @@ class GaussSeidel {
 
   /// Analysis of both triangles of A with the given triangular-solve
   /// algorithm (automatic: chosen per triangle). A must be square with a
-  /// nonzero diagonal (PivotError names the row otherwise).
+  /// stored, nonzero diagonal (PivotError names the row otherwise).
   GaussSeidel(const matrix_type& A, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
 
   /// New values for the same pattern.
@@ -39,15 +38,19 @@ class GaussSeidel {
 
   /// True when the CSR sweeps run in place (A's pattern is symmetric).
   bool in_place() const { return in_place_; }
-  const TriangularSolver<Scalar, Device>& lower_solver() const { return *lower_; }
-  const TriangularSolver<Scalar, Device>& upper_solver() const { return *upper_; }
+  /// True for CSR algorithms (one fused sweep kernel), false for the CSC
+  /// form r = b - A x_k, x_{k+1} = x_k + (L + D)^{-1} r.
+  bool fused() const { return fused_; }
+  TrsvAlgorithm algorithm(Triangle t) const { return t == Triangle::lower ? lower_alg_ : upper_alg_; }
 
  private:
   void sweep(const_vector_type b, vector_type x, Triangle tri) const;
 
   matrix_type A_;
+  bool fused_ = true;
   bool in_place_ = false;
-  std::unique_ptr<TriangularSolver<Scalar, Device>> lower_, upper_;
+  TrsvAlgorithm lower_alg_, upper_alg_;
+  mutable detail::FactorData<Scalar, Device> lower_, upper_;
   vector_type work_, previous_;
 };
 

@@ -18,6 +18,7 @@
 
 #include "trellis/trsv/detail/factor_data.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
+#include "trellis/trsv/detail/levelset_kernels.hpp"
 
 namespace trellis::detail {
 
@@ -69,7 +70,7 @@ void for_each_ticket(const FactorData<Scalar, Device>& d, const char* label, int
 /// flag, then the lanes reduce the row, lane 0 publishes x(i) and its flag.
 template <class Scalar, class Device>
 void elmr_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*, Device> b,
-                Kokkos::View<Scalar*, Device> x) {
+                Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   const int epoch = next_epoch(d);
   const auto c = d.views();
   using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
@@ -77,19 +78,22 @@ void elmr_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*, Devic
                   KOKKOS_LAMBDA(const member_type& m, int t) {
                     const ordinal_t i = c.level_rows(t);
                     const offset_t k0 = c.row_map(i), k1 = c.row_map(i + 1);
+                    // Gauss-Seidel's x_k part needs no waiting: done first
+                    // (empty for plain triangular solves).
+                    Scalar sum = other_part(m, c, i, x_old), tri = 0;
                     Kokkos::single(Kokkos::PerThread(m), [&]() {
                       for (offset_t k = k0; k < k1; ++k)
                         while (Kokkos::volatile_load(&c.ready(c.col_ind(k))) != epoch) {
                         }
                       Kokkos::memory_fence();
                     });
-                    Scalar sum = 0;
                     Kokkos::parallel_reduce(
                         Kokkos::ThreadVectorRange(m, k0, k1),
                         [&](offset_t k, Scalar& s) {
                           s += c.row_values(k) * Kokkos::volatile_load(&x(c.col_ind(k)));
                         },
-                        sum);
+                        tri);
+                    sum += tri;
                     Kokkos::single(Kokkos::PerThread(m), [&]() {
                       x(i) = (b(i) - sum) * c.inv_diag(i);
                       Kokkos::memory_fence();

@@ -37,6 +37,11 @@ struct FactorViews {
   Kokkos::View<ordinal_t*, Device> row_ind;
   Kokkos::View<Scalar*, Device> col_values;
   Kokkos::View<Scalar*, Device> inv_diag;
+  // The opposite strict triangle (Gauss-Seidel sweeps read x_k through it);
+  // empty for plain triangular solves.
+  Kokkos::View<offset_t*, Device> other_map;
+  Kokkos::View<ordinal_t*, Device> other_ind;
+  Kokkos::View<Scalar*, Device> other_values;
   Kokkos::View<ordinal_t*, Device> level_rows;
   Kokkos::View<offset_t*, Device> level_ptr;
   Kokkos::View<int*, Device> ready;
@@ -56,6 +61,7 @@ struct FactorData {
   Triangle triangle = Triangle::lower;
   bool unit_diagonal = false;
   bool has_csc = false;
+  bool has_other = false;
 
   // Strict triangle, CSR, and where each entry's value comes from in T.
   view<offset_t*> row_map;
@@ -70,6 +76,11 @@ struct FactorData {
   // Diagonal: position in T (-1: none), and 1/d used by the solves.
   view<offset_t*> diag_source;
   view<Scalar*> inv_diag;
+  // Opposite strict triangle, CSR (Gauss-Seidel only).
+  view<offset_t*> other_map;
+  view<ordinal_t*> other_ind;
+  view<Scalar*> other_values;
+  view<offset_t*> other_source;
 
   LevelSets<Device> levels;
   std::vector<LevelLaunch> launches;
@@ -84,8 +95,10 @@ struct FactorData {
   int epoch = 0;
 
   FactorViews<Scalar, Device> views() const {
-    return {row_map, col_ind,  row_values,        col_map,         row_ind,  col_values, inv_diag,
-            levels.level_rows, levels.level_ptr, ready, counters, deps,     ticket};
+    return {row_map,      col_ind,           row_values,       col_map, row_ind,
+            col_values,   inv_diag,          other_map,        other_ind, other_values,
+            levels.level_rows, levels.level_ptr, ready,        counters, deps,
+            ticket};
   }
 };
 
@@ -100,7 +113,7 @@ inline int floor_pow2(int v) {
 /// diagonal positions, levels (on the device) and the level launch plan.
 template <class Scalar, class Device>
 void analyze_factor(FactorData<Scalar, Device>& d, const CsrMatrix<Scalar, Device>& T, Triangle tri,
-                    bool unit_diagonal, bool need_csc) {
+                    bool unit_diagonal, bool need_csc, bool keep_other = false) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   if (!T.is_square())
@@ -210,6 +223,37 @@ void analyze_factor(FactorData<Scalar, Device>& d, const CsrMatrix<Scalar, Devic
     d.has_csc = true;
   }
 
+  if (keep_other) {
+    const Triangle opposite = tri == Triangle::lower ? Triangle::upper : Triangle::lower;
+    d.other_map = Kokkos::View<offset_t*, Device>("trsv_other_map", size_t(n) + 1);
+    auto other_map = d.other_map;
+    Kokkos::parallel_scan(
+        "trellis::trsv::other_scan", policy(0, n),
+        KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+          for (offset_t k = t_map(i); k < t_map(i + 1); ++k)
+            sum += in_strict_triangle(opposite, i, t_ent(k)) ? 1 : 0;
+          if (final) other_map(i + 1) = sum;
+        });
+    offset_t nnz_other = 0;
+    Kokkos::deep_copy(nnz_other, Kokkos::subview(other_map, n));
+    d.other_ind = Kokkos::View<ordinal_t*, Device>("trsv_other_ind", nnz_other);
+    d.other_values = Kokkos::View<Scalar*, Device>("trsv_other_values", nnz_other);
+    d.other_source = Kokkos::View<offset_t*, Device>("trsv_other_source", nnz_other);
+    auto other_ind = d.other_ind;
+    auto other_source = d.other_source;
+    Kokkos::parallel_for(
+        "trellis::trsv::other_fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
+          offset_t pos = other_map(i);
+          for (offset_t k = t_map(i); k < t_map(i + 1); ++k)
+            if (in_strict_triangle(opposite, i, t_ent(k))) {
+              other_ind(pos) = t_ent(k);
+              other_source(pos) = k;
+              ++pos;
+            }
+        });
+    d.has_other = true;
+  }
+
   d.levels = analyze_levels(CsrMatrix<Scalar, Device>(n, n, row_map, col_ind, d.row_values), tri);
 
   // Launch plan: per level, K = lanes per row from the level's mean row
@@ -264,6 +308,13 @@ void load_factor_values(FactorData<Scalar, Device>& d, const CsrMatrix<Scalar, D
     Kokkos::parallel_for(
         "trellis::trsv::gather_cols", policy(0, d.nnz_strict),
         KOKKOS_LAMBDA(offset_t k) { col_values(k) = t_val(col_source(k)); });
+  }
+  if (d.has_other) {
+    auto other_values = d.other_values;
+    auto other_source = d.other_source;
+    Kokkos::parallel_for(
+        "trellis::trsv::gather_other", policy(0, offset_t(other_values.extent(0))),
+        KOKKOS_LAMBDA(offset_t k) { other_values(k) = t_val(other_source(k)); });
   }
   d.inv_diag = Kokkos::View<Scalar*, Device>("trsv_inv_diag", d.n);
   auto inv_diag = d.inv_diag;

@@ -11,18 +11,37 @@
 
 namespace trellis::detail {
 
+/// Gauss-Seidel's x_k part of row i: sum over the opposite triangle of
+/// A(i,j) x_old(j); zero for plain triangular solves (no opposite triangle).
+template <class Member, class Data, class OldView>
+KOKKOS_INLINE_FUNCTION typename OldView::non_const_value_type other_part(const Member& m,
+                                                                         const Data& d, ordinal_t i,
+                                                                         const OldView& x_old) {
+  typename OldView::non_const_value_type sum = 0;
+  if (d.other_map.extent(0) == 0) return sum;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(m, d.other_map(i), d.other_map(i + 1)),
+      [&](offset_t k, typename OldView::non_const_value_type& s) {
+        s += d.other_values(k) * x_old(d.other_ind(k));
+      },
+      sum);
+  return sum;
+}
+
 /// LEVR row update: x(i) = (b(i) - sum_j L(i,j) x(j)) / d(i), the row's dot
 /// product split over the thread's vector lanes.
-template <class Member, class Data, class BView, class XView>
+template <class Member, class Data, class BView, class XView, class OldView>
 KOKKOS_INLINE_FUNCTION void levr_row(const Member& m, const Data& d, ordinal_t i, const BView& b,
-                                     const XView& x) {
-  typename XView::non_const_value_type sum = 0;
+                                     const XView& x, const OldView& x_old) {
+  typename XView::non_const_value_type sum = other_part(m, d, i, x_old);
+  typename XView::non_const_value_type tri = 0;
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(m, d.row_map(i), d.row_map(i + 1)),
       [&](offset_t k, typename XView::non_const_value_type& s) {
         s += d.row_values(k) * x(d.col_ind(k));
       },
-      sum);
+      tri);
+  sum += tri;
   Kokkos::single(Kokkos::PerThread(m), [&]() { x(i) = (b(i) - sum) * d.inv_diag(i); });
 }
 
@@ -74,13 +93,16 @@ void for_each_level(const FactorData<Scalar, Device>& d, const char* label, cons
   }
 }
 
+/// LEVR. x_old is Gauss-Seidel's x_k (read through the opposite triangle,
+/// when the factor keeps one).
 template <class Scalar, class Device>
 void levelset_csr_solve(const FactorData<Scalar, Device>& d,
-                        Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x) {
+                        Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                        Kokkos::View<const Scalar*, Device> x_old) {
   using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
   const auto c = d.views();
   for_each_level(d, "trellis::trsv::levr", KOKKOS_LAMBDA(const member_type& m, ordinal_t i) {
-    levr_row(m, c, i, b, x);
+    levr_row(m, c, i, b, x, x_old);
   });
 }
 

@@ -35,6 +35,22 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   return few_levels ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr;
 }
 
+/// Runs one solve with a concrete algorithm. x_old is Gauss-Seidel's x_k for
+/// factors that keep the opposite triangle (CSR algorithms only).
+template <class Scalar, class Device>
+void run_solve(TrsvAlgorithm algorithm, FactorData<Scalar, Device>& d,
+               Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+               Kokkos::View<const Scalar*, Device> x_old) {
+  switch (algorithm) {
+    case TrsvAlgorithm::levelset_csr: levelset_csr_solve(d, b, x, x_old); break;
+    case TrsvAlgorithm::levelset_csc: levelset_csc_solve(d, b, x); break;
+    case TrsvAlgorithm::elmr: elmr_solve(d, b, x, x_old); break;
+    case TrsvAlgorithm::elmc: elmc_solve(d, b, x); break;
+    case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(d, b, x); break;
+    case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");
+  }
+}
+
 }  // namespace detail
 
 template <class Scalar, class Device>
@@ -74,14 +90,7 @@ void TriangularSolver<Scalar, Device>::solve(const_vector_type b, vector_type x)
     throw StructureError("triangular solve: vectors of length " + std::to_string(b.extent(0)) +
                          " and " + std::to_string(x.extent(0)) + " for " +
                          std::to_string(data_.n) + " rows");
-  switch (algorithm_) {
-    case TrsvAlgorithm::levelset_csr: detail::levelset_csr_solve(data_, b, x); break;
-    case TrsvAlgorithm::levelset_csc: detail::levelset_csc_solve(data_, b, x); break;
-    case TrsvAlgorithm::elmr: detail::elmr_solve(data_, b, x); break;
-    case TrsvAlgorithm::elmc: detail::elmc_solve(data_, b, x); break;
-    case TrsvAlgorithm::syncfree_naive: detail::syncfree_naive_solve(data_, b, x); break;
-    case TrsvAlgorithm::automatic: break;  // resolved at construction
-  }
+  detail::run_solve(algorithm_, data_, b, x, const_vector_type(x));
 }
 
 }  // namespace trellis
