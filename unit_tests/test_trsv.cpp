@@ -275,8 +275,8 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
   // Far more rows than can be resident at once on a GPU (an H100 holds about
   // 132 * 64 warps); smaller on host backends, where the test is about order.
   const bool gpu = !detail::is_host_space<Exec>();
-  const ordinal_t big = gpu ? 400000 : 30000;
-  const ordinal_t chain = gpu ? 100000 : 20000;
+  const ordinal_t big = gpu ? 200000 : 30000;
+  const ordinal_t chain = gpu ? 50000 : 20000;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::vector<std::pair<std::string, HostCsr>> cases;

@@ -35,7 +35,7 @@ int next_epoch(FactorData<Scalar, Device>& d) {
   return ++d.epoch;
 }
 
-/// Hands out tickets 0, 1, 2, ... in the order groups start; the group that
+/// Hands out tickets 0, 1, 2, ... in the order teams start; the team that
 /// takes the last ticket of the launch resets the counter for the next solve.
 template <class TicketView>
 KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
@@ -44,7 +44,11 @@ KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
   return t;
 }
 
-/// Launches body(member, ticket) on one vector group per unknown.
+/// Launches body(member, position) on one vector group per unknown. Tickets
+/// are taken per team (one atomic per block, not per warp) and a team's vector
+/// groups take consecutive positions: a team only waits on positions before
+/// its own, held by teams that started earlier or by its own co-resident
+/// groups, never by a team that may not have started.
 template <class Scalar, class Device, class Body>
 void for_each_ticket(const FactorData<Scalar, Device>& d, const char* label, int vector_width,
                      const Body& body) {
@@ -54,14 +58,14 @@ void for_each_ticket(const FactorData<Scalar, Device>& d, const char* label, int
   if (d.n == 0) return;
   const int team = rows_per_team<exec>(vector_width);
   const int league = (d.n + team - 1) / team;
-  const int total = league * team;
   const ordinal_t n = d.n;
   const auto ticket = d.ticket;
   Kokkos::parallel_for(
       label, team_policy(league, team, vector_width), KOKKOS_LAMBDA(const member_type& m) {
-        int t = 0;
+        int block = 0;
         Kokkos::single(
-            Kokkos::PerThread(m), [&](int& v) { v = take_ticket(ticket, total); }, t);
+            Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, league); }, block);
+        const int t = block * team + m.team_rank();
         if (t < n) body(m, t);
       });
 }
@@ -81,12 +85,22 @@ void elmr_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*, Devic
                     // Gauss-Seidel's x_k part needs no waiting: done first
                     // (empty for plain triangular solves).
                     Scalar sum = other_part(m, c, i, x_old), tri = 0;
-                    Kokkos::single(Kokkos::PerThread(m), [&]() {
-                      for (offset_t k = k0; k < k1; ++k)
-                        while (Kokkos::volatile_load(&c.ready(c.col_ind(k))) != epoch) {
-                        }
-                      Kokkos::memory_fence();
-                    });
+                    // The lanes look at all flags once, in parallel; only if
+                    // some dependency is not yet published does lane 0 spin.
+                    int pending = 0;
+                    Kokkos::parallel_reduce(
+                        Kokkos::ThreadVectorRange(m, k0, k1),
+                        [&](offset_t k, int& p) {
+                          p += Kokkos::volatile_load(&c.ready(c.col_ind(k))) != epoch;
+                        },
+                        pending);
+                    if (pending)
+                      Kokkos::single(Kokkos::PerThread(m), [&]() {
+                        for (offset_t k = k0; k < k1; ++k)
+                          while (Kokkos::volatile_load(&c.ready(c.col_ind(k))) != epoch) {
+                          }
+                      });
+                    Kokkos::memory_fence();  // acquire: x(j) reads follow the flags
                     Kokkos::parallel_reduce(
                         Kokkos::ThreadVectorRange(m, k0, k1),
                         [&](offset_t k, Scalar& s) {

@@ -1,0 +1,256 @@
+#pragma once
+// Shared pieces of the Trellis benchmark drivers: fenced median timing with a
+// per-case time budget, the device-to-device copy bandwidth every GB/s figure
+// is compared with, the device's name, a small ordered JSON writer, and
+// command-line / manifest helpers.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Timer.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace trellis::bench {
+
+// ---------------------------------------------------------------- timing ---
+
+/// Seconds of the timed runs of one case: median (what tables report), min,
+/// max, and how many timed runs they come from.
+struct Timing {
+  double median = 0, min = 0, max = 0;
+  int reps = 0;
+};
+
+/// How a case is timed: `warmups` untimed runs first, then up to `reps` timed
+/// ones; a slow case gets fewer (never under `min_reps`) so that it spends
+/// about `max_seconds` in all.
+struct TimingPolicy {
+  int warmups = 3;
+  int reps = 20;
+  int min_reps = 3;
+  double max_seconds = 1.0;
+};
+
+/// Median of a non-empty sample (mean of the middle two for even sizes).
+inline double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+/// Runs `run` once between two device fences and returns the host seconds:
+/// device work is asynchronous, so the fence after it is part of the time.
+inline double fenced_seconds(const std::function<void()>& run) {
+  Kokkos::fence();
+  Kokkos::Timer timer;
+  run();
+  Kokkos::fence();
+  return timer.seconds();
+}
+
+/// Times `run` under `policy`. `prepare`, when given, runs untimed before
+/// every run (e.g. to restore an input that `run` overwrites).
+inline Timing time_case(const std::function<void()>& run, const TimingPolicy& policy,
+                        const std::function<void()>& prepare = {}) {
+  auto once = [&] {
+    if (prepare) prepare();
+    return fenced_seconds(run);
+  };
+  const double first = once();  // the first warm-up also sizes the case
+  const int warmups = first * policy.warmups > policy.max_seconds ? 0 : policy.warmups - 1;
+  for (int i = 0; i < warmups; ++i) once();
+  const double affordable = first > 0 ? policy.max_seconds / first : double(policy.reps);
+  const int floor_reps = std::min(policy.min_reps, policy.reps);
+  const int reps = std::max(floor_reps, int(std::min(double(policy.reps), affordable)));
+  std::vector<double> t;
+  t.reserve(reps);
+  for (int i = 0; i < reps; ++i) t.push_back(once());
+  Timing out;
+  out.median = median_of(t);
+  out.min = *std::min_element(t.begin(), t.end());
+  out.max = *std::max_element(t.begin(), t.end());
+  out.reps = reps;
+  return out;
+}
+
+// --------------------------------------------------- device and bandwidth ---
+
+/// Device-to-device copy bandwidth in GB/s (bytes read + bytes written over
+/// the median time of Kokkos::deep_copy between two Views of `bytes` each):
+/// the ceiling every achieved GB/s is reported against.
+inline double measure_copy_bandwidth(size_t bytes, int reps = 20) {
+  using View = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::memory_space>;
+  const size_t n = bytes / sizeof(double);
+  View src(Kokkos::ViewAllocateWithoutInitializing("copy_src"), n);
+  View dst(Kokkos::ViewAllocateWithoutInitializing("copy_dst"), n);
+  // Non-zero data: zeros can run faster than real data.
+  Kokkos::parallel_for(
+      "trellis::bench::copy_fill", Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(size_t i) { src(i) = 1.0 + 1e-7 * double(i % 1000003); });
+  TimingPolicy policy;
+  policy.reps = reps;
+  policy.max_seconds = 1e30;
+  const Timing t = time_case([&] { Kokkos::deep_copy(dst, src); }, policy);
+  return 2.0 * double(n * sizeof(double)) / t.median / 1e9;
+}
+
+/// The execution space's name, and on CUDA the GPU's name as the driver
+/// reports it.
+inline std::string device_name() {
+  std::string name = Kokkos::DefaultExecutionSpace::name();
+#if defined(KOKKOS_ENABLE_CUDA)
+  int dev = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    name += std::string(" (") + prop.name + ")";
+#endif
+  return name;
+}
+
+// ------------------------------------------------------------------ JSON ---
+
+/// Text of a JSON string literal.
+inline std::string json_quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// Text of a JSON number; NaN and infinities (not JSON) become null.
+inline std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+class JsonArray;
+
+/// A JSON object that keeps its keys in insertion order (readable diffs).
+class JsonObject {
+ public:
+  JsonObject& set(const std::string& key, const std::string& v) { return raw(key, json_quote(v)); }
+  JsonObject& set(const std::string& key, const char* v) { return raw(key, json_quote(v)); }
+  JsonObject& set(const std::string& key, double v) { return raw(key, json_number(v)); }
+  JsonObject& set(const std::string& key, int v) { return raw(key, std::to_string(v)); }
+  JsonObject& set(const std::string& key, long long v) { return raw(key, std::to_string(v)); }
+  JsonObject& set(const std::string& key, bool v) { return raw(key, v ? "true" : "false"); }
+  JsonObject& set(const std::string& key, const JsonObject& v) { return raw(key, v.str()); }
+  inline JsonObject& set(const std::string& key, const JsonArray& v);
+  /// A value already in JSON form.
+  JsonObject& raw(const std::string& key, std::string json) {
+    fields_.emplace_back(key, std::move(json));
+    return *this;
+  }
+  bool empty() const { return fields_.empty(); }
+  std::string str() const {
+    std::string out = "{";
+    for (size_t i = 0; i < fields_.size(); ++i)
+      out += (i ? ", " : "") + json_quote(fields_[i].first) + ": " + fields_[i].second;
+    return out + "}";
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> fields_;
+};
+
+/// A JSON array; with `one_per_line`, each element on its own line.
+class JsonArray {
+ public:
+  explicit JsonArray(bool one_per_line = false) : one_per_line_(one_per_line) {}
+  JsonArray& push(const JsonObject& v) { return raw(v.str()); }
+  JsonArray& push(const std::string& v) { return raw(json_quote(v)); }
+  JsonArray& push(double v) { return raw(json_number(v)); }
+  JsonArray& raw(std::string json) {
+    items_.push_back(std::move(json));
+    return *this;
+  }
+  std::string str() const {
+    const char* sep = one_per_line_ ? ",\n  " : ", ";
+    std::string out = one_per_line_ ? "[\n  " : "[";
+    for (size_t i = 0; i < items_.size(); ++i) out += (i ? sep : "") + items_[i];
+    return out + (one_per_line_ ? "\n]" : "]");
+  }
+
+ private:
+  bool one_per_line_;
+  std::vector<std::string> items_;
+};
+
+inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) {
+  return raw(key, v.str());
+}
+
+/// Writes `text` to `path` (whole file); false, with a message, on failure.
+inline bool write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text << "\n";
+  if (!out) std::fprintf(stderr, "could not write %s\n", path.c_str());
+  return bool(out);
+}
+
+// -------------------------------------------------------------- helpers ---
+
+/// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
+inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// Geometric mean of the positive finite values (NaN when there are none).
+inline double geometric_mean(const std::vector<double>& v) {
+  double log_sum = 0;
+  int count = 0;
+  for (const double x : v)
+    if (std::isfinite(x) && x > 0) {
+      log_sum += std::log(x);
+      ++count;
+    }
+  return count ? std::exp(log_sum / count) : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// Paths of the matrices listed in `dir`/MANIFEST.tsv (first column, header
+/// line skipped); empty when the manifest is missing.
+inline std::vector<std::string> manifest_matrices(const std::string& dir) {
+  std::vector<std::string> out;
+  std::ifstream in(dir + "/MANIFEST.tsv");
+  std::string line;
+  if (!std::getline(in, line)) return out;  // header
+  while (std::getline(in, line)) {
+    const std::string file = line.substr(0, line.find('\t'));
+    if (!file.empty() && file[0] != '#') out.push_back(dir + "/" + file);
+  }
+  return out;
+}
+
+}  // namespace trellis::bench

@@ -1,0 +1,974 @@
+// trsv_bench: sparse triangular solves and Gauss-Seidel sweeps on seed 002's
+// Laplacian grids (Tables 1-2) and the real test matrices. Every Trellis
+// algorithm is timed against Kokkos Kernels' sptrsv (RP, TP1, TP1CHAIN) and,
+// on CUDA, cuSPARSE's SpSV, in the same run and the same way: device fences
+// around each run, median of repeated runs after warm-ups. Each result is
+// checked against a serial host substitution in double; a relative error over
+// 1e-10 is reported as WRONG and makes the program exit non-zero.
+//
+// Full results go to a JSON file; a short table is printed last.
+#include <Kokkos_Core.hpp>  // before any Kokkos Kernels header
+#include <KokkosKernels_Handle.hpp>
+#include <KokkosSparse_sptrsv.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// cuSPARSE baselines: CUDA builds with TRELLIS_ENABLE_CUSPARSE (CMake defines this).
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TRELLIS_BENCH_CUSPARSE)
+#define TRSV_BENCH_WITH_CUSPARSE 1
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#endif
+
+#include "bench_support.hpp"
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/core/level_sets.hpp"
+#include "trellis/core/triangle.hpp"
+#include "trellis/gallery/problem_spec.hpp"
+#include "trellis/gauss_seidel/gauss_seidel.hpp"
+#include "trellis/trsv/algorithm.hpp"
+#include "trellis/trsv/triangular_solver.hpp"
+
+namespace {
+
+using namespace trellis;
+using Device = DefaultDevice;
+using exec_space = Device::execution_space;
+using mem_space = Device::memory_space;
+using DeviceCsr = CsrMatrix<double, Device>;
+using Vector = Kokkos::View<double*, Device>;
+using ConstVector = Kokkos::View<const double*, Device>;
+using HostVector = std::vector<double>;
+using bench::JsonArray;
+using bench::JsonObject;
+using bench::Timing;
+
+constexpr double tolerance = 1e-10;
+constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+constexpr bool host_device = std::is_same<mem_space, Kokkos::HostSpace>::value;
+
+// ================================================================ options ===
+
+struct Options {
+  std::vector<std::string> problems;  // empty: the suite
+  bool quick = false;
+  bench::TimingPolicy timing;
+  std::string json_path = "trsv_results.json";
+  std::vector<TrsvAlgorithm> algorithms{std::begin(all_trsv_algorithms),
+                                        std::end(all_trsv_algorithms)};
+  std::vector<std::string> baselines{"kk-rp", "kk-tp1", "kk-tp1chain", "cusparse"};
+  // TP1CHAIN chains levels of at most this many rows into one single-block
+  // kernel; on the GPU 256 lets whole narrow grids run in one launch.
+  int kk_chain_threshold = host_device ? 1 : 256;
+  bool gauss_seidel = true;
+  double budget_seconds = 0;  // 0: no limit; else stop starting problems after it
+  std::uint64_t seed = 0;
+  std::size_t copy_mib = 256;
+};
+
+/// The usage text.
+void print_usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: trsv_bench [options]\n"
+               "  --problems P1,P2,...   problems (generated specs or .mtx paths); default: seed 002's\n"
+               "                         2D/3D Laplacian grids + $TRELLIS_MATRICES/MANIFEST.tsv\n"
+               "  --quick                small versions of the suite (CI smoke)\n"
+               "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
+               "  --warmups N            untimed runs first (default 3)\n"
+               "  --max-seconds-per-case S  time a slow case gets before its reps are cut (default 1)\n"
+               "  --algorithms A,B       Trellis algorithms (levelset-csr, levelset-csc, elmr, elmc,\n"
+               "                         syncfree-naive, auto); default: all concrete ones\n"
+               "  --baselines B,...      kk-rp, kk-tp1, kk-tp1chain, cusparse, or none (default all)\n"
+               "  --kk-chain-threshold N rows per level chained by KK TP1CHAIN (default %d)\n"
+               "  --no-gs                skip the Gauss-Seidel sweeps\n"
+               "  --budget-seconds S     start no new problem after S seconds (default: no limit)\n"
+               "  --seed S               seed of the random right-hand sides (default: random)\n"
+               "  --copy-mib M           size of each View in the copy-bandwidth test (default 256)\n"
+               "  --json PATH            results file (default trsv_results.json)\n",
+               Options().kk_chain_threshold);
+}
+
+/// The value after option `name`, or InputError when it is missing.
+std::string option_value(const std::vector<std::string>& args, size_t& i) {
+  if (i + 1 >= args.size()) throw InputError(args[i] + " needs a value");
+  return args[++i];
+}
+
+/// A number from the command line, or InputError naming the option.
+double parse_number(const std::string& name, const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(name + " expects a number, got '" + text + "'");
+}
+
+/// The Trellis algorithms named in a comma-separated list.
+std::vector<TrsvAlgorithm> parse_algorithms(const std::string& list) {
+  std::vector<TrsvAlgorithm> out;
+  for (const auto& name : bench::split_list(list)) out.push_back(parse_trsv_algorithm(name));
+  return out;
+}
+
+/// The baselines named in a comma-separated list ("none": no baselines).
+std::vector<std::string> parse_baselines(const std::string& list) {
+  std::vector<std::string> out;
+  for (const auto& name : bench::split_list(list)) {
+    if (name == "none") continue;
+    if (name != "kk-rp" && name != "kk-tp1" && name != "kk-tp1chain" && name != "cusparse")
+      throw InputError("unknown baseline '" + name +
+                       "' (accepted: kk-rp, kk-tp1, kk-tp1chain, cusparse, none)");
+    out.push_back(name);
+  }
+  return out;
+}
+
+/// Options from the command line (Kokkos' own arguments already removed).
+/// Returns false when the usage was asked for.
+bool parse_options(const std::vector<std::string>& args, Options& o) {
+  bool seeded = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") return false;
+    if (a == "--quick") o.quick = true;
+    else if (a == "--no-gs") o.gauss_seidel = false;
+    else if (a == "--problems") o.problems = bench::split_list(option_value(args, i));
+    else if (a == "--reps") o.timing.reps = int(parse_number(a, option_value(args, i)));
+    else if (a == "--warmups") o.timing.warmups = int(parse_number(a, option_value(args, i)));
+    else if (a == "--max-seconds-per-case") o.timing.max_seconds = parse_number(a, option_value(args, i));
+    else if (a == "--algorithms") o.algorithms = parse_algorithms(option_value(args, i));
+    else if (a == "--baselines") o.baselines = parse_baselines(option_value(args, i));
+    else if (a == "--kk-chain-threshold") o.kk_chain_threshold = int(parse_number(a, option_value(args, i)));
+    else if (a == "--budget-seconds") o.budget_seconds = parse_number(a, option_value(args, i));
+    else if (a == "--seed") { o.seed = std::uint64_t(parse_number(a, option_value(args, i))); seeded = true; }
+    else if (a == "--copy-mib") o.copy_mib = std::size_t(parse_number(a, option_value(args, i)));
+    else if (a == "--json") o.json_path = option_value(args, i);
+    else throw InputError("unknown argument '" + a + "' (see --help)");
+  }
+  if (o.timing.reps < 1 || o.timing.warmups < 0 || o.copy_mib < 1)
+    throw InputError("--reps must be >= 1, --warmups >= 0, --copy-mib >= 1");
+  if (!seeded) o.seed = std::random_device{}();
+  if (o.quick && o.copy_mib == 256) o.copy_mib = 64;
+  return true;
+}
+
+// ================================================================ problems ===
+
+/// Seed 002's grids (Tables 1-2): the same number of unknowns per dimension,
+/// growing aspect ratio, hence more levels and less parallelism.
+std::vector<std::string> paper_suite() {
+  std::vector<std::string> out;
+  for (const char* stencil : {"lap2d5", "lap2d9"})
+    for (const char* grid : {"2048x2048", "1024x4096", "512x8192", "256x16384", "128x32768"})
+      out.push_back(std::string(stencil) + ":" + grid);
+  for (const char* stencil : {"lap3d7", "lap3d27"})
+    for (const char* grid :
+         {"128x128x128", "64x128x256", "64x64x512", "32x64x1024", "32x32x2048"})
+      out.push_back(std::string(stencil) + ":" + grid);
+  return out;
+}
+
+/// Small problems of each stencil, for a smoke run on a CPU.
+std::vector<std::string> quick_suite() {
+  return {"lap2d5:256x256", "lap2d9:128x256", "lap3d7:32x32x32", "lap3d27:24x24x24"};
+}
+
+/// The problems to run: --problems, else the (quick) suite plus the real
+/// matrices of $TRELLIS_MATRICES/MANIFEST.tsv when that is set.
+std::vector<std::string> problem_list(const Options& o) {
+  if (!o.problems.empty()) return o.problems;
+  std::vector<std::string> out = o.quick ? quick_suite() : paper_suite();
+  if (const char* dir = std::getenv("TRELLIS_MATRICES"))
+    for (const auto& path : bench::manifest_matrices(dir)) out.push_back(path);
+  return out;
+}
+
+/// Why a matrix cannot be solved with its triangles (non-square, a missing,
+/// zero or non-finite diagonal entry), or "" when it can.
+std::string unusable_reason(const HostCsr& A) {
+  if (!A.is_square()) return "not square";
+  for (ordinal_t i = 0; i < A.num_rows; ++i) {
+    double d = 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      if (A.entries(k) == i) d = A.values(k);
+    if (d == 0 || !std::isfinite(d)) return "zero, missing or non-finite diagonal at row " + std::to_string(i);
+  }
+  return "";
+}
+
+/// Stored entries of A's lower or upper triangle, diagonal included: the
+/// nnz of the paper's flop count 2 * nnz.
+offset_t triangle_nnz(const HostCsr& A, Triangle tri) {
+  offset_t count = 0;
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      count += keeps_entry(tri, true, i, A.entries(k)) ? 1 : 0;
+  return count;
+}
+
+/// Serial forward (lower) or backward (upper) substitution with A's triangle
+/// and diagonal, in double: the reference every solver is checked against.
+HostVector reference_trsv(const HostCsr& A, Triangle tri, const HostVector& b) {
+  const ordinal_t n = A.num_rows;
+  HostVector x(n);
+  for (ordinal_t step = 0; step < n; ++step) {
+    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
+    double s = b[i], d = 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
+      const ordinal_t j = A.entries(k);
+      if (j == i) d = A.values(k);
+      else if (in_strict_triangle(tri, i, j)) s -= A.values(k) * x[j];
+    }
+    x[i] = s / d;
+  }
+  return x;
+}
+
+/// One in-place Gauss-Seidel sweep (rows ascending for `lower`, descending for
+/// `upper`): row i uses the newest value of every other unknown.
+void reference_gs_sweep(const HostCsr& A, Triangle tri, const HostVector& b, HostVector& x) {
+  const ordinal_t n = A.num_rows;
+  for (ordinal_t step = 0; step < n; ++step) {
+    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
+    double s = b[i], d = 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
+      const ordinal_t j = A.entries(k);
+      if (j == i) d = A.values(k);
+      else s -= A.values(k) * x[j];
+    }
+    x[i] = s / d;
+  }
+}
+
+/// Uniform random values in [-1, 1): never zeros, which hide unwritten output.
+HostVector random_vector(ordinal_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  HostVector v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+/// A device copy of a host vector.
+Vector to_device_vector(const HostVector& h, const std::string& label) {
+  Vector v(Kokkos::ViewAllocateWithoutInitializing(label), h.size());
+  Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(
+      h.data(), h.size());
+  Kokkos::deep_copy(v, src);
+  return v;
+}
+
+/// ||x - ref||_2 / ||ref||_2 with x on the device; NaN when x holds NaN.
+double relative_error(const Vector& x, const HostVector& ref) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = h(i) - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// Everything the solvers of one problem share: the matrix and its triangles
+/// on the device, the inputs, and the host reference results.
+struct ProblemData {
+  gallery::Problem problem;
+  ordinal_t n = 0;
+  offset_t nnz = 0, nnz_lower = 0, nnz_upper = 0;  // triangles include the diagonal
+  ordinal_t levels_lower = 0, levels_upper = 0;
+  DeviceCsr A, L, U;  // L, U: the triangles with the diagonal (for the baselines)
+  Vector b, x0;       // right-hand side; starting guess of the Gauss-Seidel sweep
+  HostVector ref_lower, ref_upper, ref_gs;
+};
+
+/// Builds the device data and host references for a loaded problem.
+void prepare_problem(ProblemData& p, std::uint64_t seed) {
+  const HostCsr& A = p.problem.matrix;
+  p.n = A.num_rows;
+  p.nnz = A.nnz();
+  p.nnz_lower = triangle_nnz(A, Triangle::lower);
+  p.nnz_upper = triangle_nnz(A, Triangle::upper);
+  p.levels_lower = analyze_levels_host(A, Triangle::lower).num_levels;
+  p.levels_upper = analyze_levels_host(A, Triangle::upper).num_levels;
+  const HostVector b = random_vector(p.n, seed), x0 = random_vector(p.n, seed + 1);
+  p.ref_lower = reference_trsv(A, Triangle::lower, b);
+  p.ref_upper = reference_trsv(A, Triangle::upper, b);
+  p.ref_gs = x0;
+  reference_gs_sweep(A, Triangle::lower, b, p.ref_gs);
+  reference_gs_sweep(A, Triangle::upper, b, p.ref_gs);
+  p.A = to_device(A);
+  p.L = extract_triangle(p.A, Triangle::lower, Diagonal::include);
+  p.U = extract_triangle(p.A, Triangle::upper, Diagonal::include);
+  p.b = to_device_vector(b, "b");
+  p.x0 = to_device_vector(x0, "x0");
+}
+
+// ================================================================ solvers ===
+
+/// One triangular solve with its analysis done: what every solver under test
+/// is wrapped as, so that all are timed and checked by the same code.
+class TriangleRunner {
+ public:
+  virtual ~TriangleRunner() = default;
+  virtual void solve(ConstVector b, Vector x) = 0;
+  /// Seconds of the symbolic phase (device fenced).
+  virtual double analysis_seconds() const = 0;
+  /// A note for the JSON (the choice of `auto`, a tuning parameter).
+  virtual std::string details() const { return ""; }
+};
+
+/// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
+class TrellisRunner : public TriangleRunner {
+ public:
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm)
+      : solver_(A, options(tri, algorithm)) {}
+  void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
+  double analysis_seconds() const override { return solver_.analysis_seconds(); }
+  std::string details() const override {
+    return std::string(to_string(solver_.algorithm())) + ": " + solver_.choice_reason();
+  }
+
+ private:
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm) {
+    TrsvOptions o;
+    o.triangle = tri;
+    o.algorithm = algorithm;
+    return o;
+  }
+  TriangularSolver<double, Device> solver_;
+};
+
+using KKHandle = KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, double,
+                                                                  exec_space, mem_space, mem_space>;
+using KokkosSparse::Experimental::SPTRSVAlgorithm;
+
+/// Kokkos Kernels' sptrsv on the extracted triangle (diagonal included).
+class KokkosKernelsRunner : public TriangleRunner {
+ public:
+  KokkosKernelsRunner(const DeviceCsr& T, Triangle tri, SPTRSVAlgorithm algorithm,
+                      int chain_threshold)
+      : T_(T) {
+    handle_.create_sptrsv_handle(algorithm, T.num_rows, tri == Triangle::lower);
+    if (algorithm == SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN) {
+      handle_.get_sptrsv_handle()->reset_chain_threshold(chain_threshold);
+      details_ = "chain_threshold=" + std::to_string(chain_threshold);
+    }
+    analysis_ = bench::fenced_seconds([&] {
+      KokkosSparse::Experimental::sptrsv_symbolic(&handle_, T_.row_map, T_.entries);
+    });
+  }
+  void solve(ConstVector b, Vector x) override {
+    KokkosSparse::Experimental::sptrsv_solve(&handle_, T_.row_map, T_.entries, T_.values, b, x);
+  }
+  double analysis_seconds() const override { return analysis_; }
+  std::string details() const override { return details_; }
+
+ private:
+  DeviceCsr T_;
+  KKHandle handle_;
+  double analysis_ = 0;
+  std::string details_;
+};
+
+#if defined(TRSV_BENCH_WITH_CUSPARSE)
+/// Throws, naming the call, unless a cuSPARSE call succeeded.
+void check_cusparse(cusparseStatus_t status, const char* call) {
+  if (status != CUSPARSE_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(call) + ": " + cusparseGetErrorString(status));
+}
+
+/// Throws, naming the call, unless a CUDA runtime call succeeded.
+void check_cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
+}
+
+#define TRSV_BENCH_CUSPARSE(call) check_cusparse((call), #call)
+#define TRSV_BENCH_CUDA(call) check_cuda((call), #call)
+
+/// The run's cuSPARSE library handle, on Kokkos' CUDA stream.
+class CusparseLibrary {
+ public:
+  CusparseLibrary() {
+    TRSV_BENCH_CUSPARSE(cusparseCreate(&handle_));
+    TRSV_BENCH_CUSPARSE(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()));
+  }
+  ~CusparseLibrary() { cusparseDestroy(handle_); }
+  CusparseLibrary(const CusparseLibrary&) = delete;
+  CusparseLibrary& operator=(const CusparseLibrary&) = delete;
+  cusparseHandle_t get() const { return handle_; }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+};
+
+/// cuSPARSE's generic SpSV (CSR, 32-bit indices, non-unit diagonal) on the
+/// extracted triangle; the analysis (buffer size, allocation, analysis) is
+/// what analysis_seconds() reports.
+class CusparseRunner : public TriangleRunner {
+ public:
+  CusparseRunner(cusparseHandle_t handle, const DeviceCsr& T, Triangle tri, ConstVector b, Vector x)
+      : handle_(handle), T_(T) {
+    TRSV_BENCH_CUSPARSE(cusparseCreateCsr(
+        &mat_, T.num_rows, T.num_cols, T.nnz(), const_cast<offset_t*>(T.row_map.data()),
+        T.entries.data(), T.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    cusparseFillMode_t fill = tri == Triangle::lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
+    cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+    TRSV_BENCH_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
+    TRSV_BENCH_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
+    TRSV_BENCH_CUSPARSE(cusparseCreateDnVec(&b_, T.num_rows, const_cast<double*>(b.data()), CUDA_R_64F));
+    TRSV_BENCH_CUSPARSE(cusparseCreateDnVec(&x_, T.num_rows, x.data(), CUDA_R_64F));
+    TRSV_BENCH_CUSPARSE(cusparseSpSV_createDescr(&spsv_));
+    analysis_ = bench::fenced_seconds([&] { analyse(); });
+  }
+  ~CusparseRunner() override {
+    cusparseSpSV_destroyDescr(spsv_);
+    cusparseDestroyDnVec(x_);
+    cusparseDestroyDnVec(b_);
+    cusparseDestroySpMat(mat_);
+    cudaFree(buffer_);
+  }
+  void solve(ConstVector b, Vector x) override {
+    TRSV_BENCH_CUSPARSE(cusparseDnVecSetValues(b_, const_cast<double*>(b.data())));
+    TRSV_BENCH_CUSPARSE(cusparseDnVecSetValues(x_, x.data()));
+    TRSV_BENCH_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_,
+                                           b_, x_, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
+  }
+  double analysis_seconds() const override { return analysis_; }
+  std::string details() const override { return "buffer_bytes=" + std::to_string(buffer_bytes_); }
+
+ private:
+  void analyse() {
+    TRSV_BENCH_CUSPARSE(cusparseSpSV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_,
+                                                mat_, b_, x_, CUDA_R_64F,
+                                                CUSPARSE_SPSV_ALG_DEFAULT, spsv_, &buffer_bytes_));
+    TRSV_BENCH_CUDA(cudaMalloc(&buffer_, buffer_bytes_ ? buffer_bytes_ : 1));
+    TRSV_BENCH_CUSPARSE(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_,
+                                              mat_, b_, x_, CUDA_R_64F,
+                                              CUSPARSE_SPSV_ALG_DEFAULT, spsv_, buffer_));
+  }
+
+  cusparseHandle_t handle_;
+  DeviceCsr T_;  // keeps the arrays the descriptor points to alive
+  cusparseSpMatDescr_t mat_ = nullptr;
+  cusparseDnVecDescr_t b_ = nullptr, x_ = nullptr;
+  cusparseSpSVDescr_t spsv_ = nullptr;
+  void* buffer_ = nullptr;
+  size_t buffer_bytes_ = 0;
+  double analysis_ = 0;
+  const double one_ = 1.0;
+};
+#endif
+
+/// A solver under test: its table label, family, full name, and how to build
+/// it for one triangle of a problem (writing into x).
+struct SolverSpec {
+  std::string label;   // LEVR, KK-TP1, cuSPARSE
+  std::string family;  // trellis, kokkos-kernels, cusparse
+  std::string name;    // levelset-csr, SEQLVLSCHD_TP1, cusparseSpSV
+  std::function<std::unique_ptr<TriangleRunner>(const ProblemData&, Triangle, Vector)> make;
+};
+
+/// The paper's short name of a Trellis algorithm (its table column).
+std::string short_label(TrsvAlgorithm a) {
+  switch (a) {
+    case TrsvAlgorithm::levelset_csr: return "LEVR";
+    case TrsvAlgorithm::levelset_csc: return "LEVC";
+    case TrsvAlgorithm::elmr: return "ELMR";
+    case TrsvAlgorithm::elmc: return "ELMC";
+    case TrsvAlgorithm::syncfree_naive: return "GSF";
+    case TrsvAlgorithm::automatic: return "AUTO";
+  }
+  return to_string(a);
+}
+
+/// A Trellis algorithm as a solver under test.
+SolverSpec trellis_spec(TrsvAlgorithm a) {
+  return {short_label(a), "trellis", to_string(a),
+          [a](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a));
+          }};
+}
+
+/// A Kokkos Kernels sptrsv algorithm as a solver under test.
+SolverSpec kk_spec(const std::string& label, const std::string& name, SPTRSVAlgorithm a,
+                   int chain_threshold) {
+  return {label, "kokkos-kernels", name,
+          [=](const ProblemData& p, Triangle tri, Vector) {
+            const DeviceCsr& T = tri == Triangle::lower ? p.L : p.U;
+            return std::unique_ptr<TriangleRunner>(new KokkosKernelsRunner(T, tri, a, chain_threshold));
+          }};
+}
+
+/// Every solver the options ask for; `cusparse` is null except on CUDA.
+std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
+  std::vector<SolverSpec> out;
+  for (const TrsvAlgorithm a : o.algorithms) out.push_back(trellis_spec(a));
+  for (const auto& b : o.baselines) {
+    if (b == "kk-rp") out.push_back(kk_spec("KK-RP", "SEQLVLSCHD_RP", SPTRSVAlgorithm::SEQLVLSCHD_RP, 0));
+    if (b == "kk-tp1") out.push_back(kk_spec("KK-TP1", "SEQLVLSCHD_TP1", SPTRSVAlgorithm::SEQLVLSCHD_TP1, 0));
+    if (b == "kk-tp1chain")
+      out.push_back(kk_spec("KK-TP1CHAIN", "SEQLVLSCHD_TP1CHAIN",
+                            SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN, o.kk_chain_threshold));
+#if defined(TRSV_BENCH_WITH_CUSPARSE)
+    if (b == "cusparse" && cusparse) {
+      const cusparseHandle_t h = static_cast<const CusparseLibrary*>(cusparse)->get();
+      out.push_back({"cuSPARSE", "cusparse", "cusparseSpSV",
+                     [h](const ProblemData& p, Triangle tri, Vector x) {
+                       const DeviceCsr& T = tri == Triangle::lower ? p.L : p.U;
+                       return std::unique_ptr<TriangleRunner>(new CusparseRunner(h, T, tri, p.b, x));
+                     }});
+    }
+#else
+    (void)cusparse;
+#endif
+  }
+  return out;
+}
+
+// ============================================================ measurement ===
+
+/// Timing and check of one solver on one triangle.
+struct TriangleResult {
+  double setup_seconds = 0;     // construction, analysis included, fenced
+  double analysis_seconds = 0;  // the symbolic phase as the solver reports it
+  Timing time;
+  double rel_error = not_a_number;
+  std::string details;
+};
+
+/// One solver on one problem: both triangles, or the error that stopped it.
+struct SolverResult {
+  std::string label, family, name, error;
+  TriangleResult lower, upper;
+  bool wrong() const {
+    return error.empty() && !(lower.rel_error <= tolerance && upper.rel_error <= tolerance);
+  }
+  const char* status() const { return !error.empty() ? "error" : wrong() ? "WRONG" : "ok"; }
+};
+
+/// One Gauss-Seidel sweep pair (forward + backward) of one algorithm.
+struct GsResult {
+  std::string label, name, error;
+  double setup_seconds = 0;
+  Timing time;
+  double rel_error = not_a_number;
+  bool in_place = false;
+  bool wrong() const { return error.empty() && !(rel_error <= tolerance); }
+  const char* status() const { return !error.empty() ? "error" : wrong() ? "WRONG" : "ok"; }
+};
+
+/// Builds, times and checks one solver on one triangle. The check runs after
+/// the timing, on a NaN-poisoned x, so an unwritten entry shows as an error.
+TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Triangle tri,
+                                Vector x, const Options& o) {
+  TriangleResult r;
+  std::unique_ptr<TriangleRunner> runner;
+  r.setup_seconds = bench::fenced_seconds([&] { runner = spec.make(p, tri, x); });
+  r.analysis_seconds = runner->analysis_seconds();
+  r.details = runner->details();
+  r.time = bench::time_case([&] { runner->solve(p.b, x); }, o.timing);
+  Kokkos::deep_copy(x, not_a_number);
+  runner->solve(p.b, x);
+  Kokkos::fence();
+  r.rel_error = relative_error(x, tri == Triangle::lower ? p.ref_lower : p.ref_upper);
+  return r;
+}
+
+/// One solver on both triangles; an exception is recorded, not propagated.
+SolverResult measure_solver(const SolverSpec& spec, const ProblemData& p, Vector x,
+                            const Options& o) {
+  SolverResult r;
+  r.label = spec.label;
+  r.family = spec.family;
+  r.name = spec.name;
+  try {
+    r.lower = measure_triangle(spec, p, Triangle::lower, x, o);
+    r.upper = measure_triangle(spec, p, Triangle::upper, x, o);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+/// Times and checks GaussSeidel::apply(b, x, symmetric, 1) from x0; x is
+/// restored to x0 (untimed) before every run.
+GsResult measure_gs(TrsvAlgorithm a, const ProblemData& p, Vector x, const Options& o) {
+  GsResult r;
+  r.label = short_label(a);
+  r.name = to_string(a);
+  try {
+    std::unique_ptr<GaussSeidel<double, Device>> gs;
+    r.setup_seconds = bench::fenced_seconds(
+        [&] { gs = std::make_unique<GaussSeidel<double, Device>>(p.A, a); });
+    r.in_place = gs->in_place();
+    auto sweep = [&] { gs->apply(p.b, x, SweepDirection::symmetric, 1); };
+    r.time = bench::time_case(sweep, o.timing, [&] { Kokkos::deep_copy(x, p.x0); });
+    Kokkos::deep_copy(x, p.x0);
+    sweep();
+    Kokkos::fence();
+    r.rel_error = relative_error(x, p.ref_gs);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+// ================================================================= results ===
+
+/// Everything measured on one problem.
+struct ProblemResult {
+  std::string name, description, skipped, error;
+  ordinal_t n = 0;
+  offset_t nnz = 0, nnz_lower = 0, nnz_upper = 0;
+  ordinal_t levels_lower = 0, levels_upper = 0;
+  double load_seconds = 0;
+  std::vector<SolverResult> solvers;
+  std::vector<GsResult> gs;
+};
+
+/// Bytes one solve must move at least: the triangle's values and column
+/// indices, row_map, b read, x written, the diagonal read.
+double trsv_bytes(offset_t nnz_tri, ordinal_t n) {
+  return double(nnz_tri) * (sizeof(double) + sizeof(int)) + double(n + 1) * sizeof(int) +
+         3.0 * n * sizeof(double);
+}
+
+/// GFLOP/s of the lower + upper solve pair: 2 (nnz_L + nnz_U) / (t_L + t_U).
+double pair_gflops(const SolverResult& s, const ProblemResult& p) {
+  if (!s.error.empty()) return not_a_number;
+  return 2.0 * (p.nnz_lower + p.nnz_upper) / (s.lower.time.median + s.upper.time.median) / 1e9;
+}
+
+/// The JSON of one triangle's result.
+JsonObject triangle_json(const TriangleResult& t, offset_t nnz_tri, ordinal_t n, double copy_gbs) {
+  const double gbs = trsv_bytes(nnz_tri, n) / t.time.median / 1e9;
+  return JsonObject()
+      .set("median_s", t.time.median).set("min_s", t.time.min).set("max_s", t.time.max)
+      .set("reps", t.time.reps).set("gflops", 2.0 * nnz_tri / t.time.median / 1e9)
+      .set("gbs", gbs).set("gbs_fraction_of_copy", gbs / copy_gbs)
+      .set("analysis_s", t.analysis_seconds).set("setup_s", t.setup_seconds)
+      .set("rel_error", t.rel_error).set("details", t.details);
+}
+
+/// The JSON of one problem.
+JsonObject problem_json(const ProblemResult& p, double copy_gbs) {
+  JsonObject o;
+  o.set("problem", p.name).set("description", p.description);
+  if (!p.skipped.empty()) return o.set("skipped", p.skipped);
+  if (!p.error.empty()) return o.set("error", p.error);
+  o.set("n", p.n).set("nnz", p.nnz).set("nnz_lower", p.nnz_lower).set("nnz_upper", p.nnz_upper)
+      .set("levels_lower", p.levels_lower).set("levels_upper", p.levels_upper)
+      .set("load_s", p.load_seconds);
+  JsonArray trsv;
+  for (const auto& s : p.solvers) {
+    JsonObject j;
+    j.set("solver", s.label).set("family", s.family).set("name", s.name).set("status", s.status());
+    if (!s.error.empty()) j.set("error", s.error);
+    else
+      j.set("gflops_lower_upper", pair_gflops(s, p))
+          .set("lower", triangle_json(s.lower, p.nnz_lower, p.n, copy_gbs))
+          .set("upper", triangle_json(s.upper, p.nnz_upper, p.n, copy_gbs));
+    trsv.push(j);
+  }
+  JsonArray gs;
+  for (const auto& g : p.gs) {
+    JsonObject j;
+    j.set("algorithm", g.label).set("name", g.name).set("status", g.status());
+    if (!g.error.empty()) j.set("error", g.error);
+    else
+      j.set("median_s", g.time.median).set("min_s", g.time.min).set("max_s", g.time.max)
+          .set("reps", g.time.reps).set("gflops_paper", 2.0 * p.nnz / g.time.median / 1e9)
+          .set("gflops_actual", 4.0 * p.nnz / g.time.median / 1e9)
+          .set("setup_s", g.setup_seconds).set("in_place", g.in_place).set("rel_error", g.rel_error);
+    gs.push(j);
+  }
+  return o.set("trsv", trsv).set("gauss_seidel", gs);
+}
+
+/// One problem: load, check it can be solved, prepare, run every solver and
+/// the Gauss-Seidel sweeps, printing a progress line per solver.
+ProblemResult run_problem(const std::string& spec, size_t index,
+                          const std::vector<SolverSpec>& solvers, const Options& o) {
+  ProblemResult r;
+  r.name = spec;
+  ProblemData p;
+  try {
+    Kokkos::Timer timer;
+    p.problem = gallery::load_problem(spec);
+    r.load_seconds = timer.seconds();
+    r.description = p.problem.description;
+    r.skipped = unusable_reason(p.problem.matrix);
+    if (!r.skipped.empty()) return r;
+    prepare_problem(p, o.seed + 1000 * index);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    return r;
+  }
+  r.n = p.n;
+  r.nnz = p.nnz;
+  r.nnz_lower = p.nnz_lower;
+  r.nnz_upper = p.nnz_upper;
+  r.levels_lower = p.levels_lower;
+  r.levels_upper = p.levels_upper;
+  std::printf("%s: n=%d nnz=%d levels L/U %d/%d\n", spec.c_str(), r.n, r.nnz, r.levels_lower,
+              r.levels_upper);
+  Vector x(Kokkos::ViewAllocateWithoutInitializing("x"), p.n);
+  for (const auto& s : solvers) {
+    r.solvers.push_back(measure_solver(s, p, x, o));
+    const SolverResult& m = r.solvers.back();
+    if (m.error.empty())
+      std::printf("  %-12s lower %10.3f ms  upper %10.3f ms  %7.3f GFLOP/s  err %.1e/%.1e  %s\n",
+                  m.label.c_str(), 1e3 * m.lower.time.median, 1e3 * m.upper.time.median,
+                  pair_gflops(m, r), m.lower.rel_error, m.upper.rel_error, m.status());
+    else
+      std::printf("  %-12s error: %s\n", m.label.c_str(), m.error.c_str());
+    std::fflush(stdout);
+  }
+  if (o.gauss_seidel)
+    for (const TrsvAlgorithm a : o.algorithms) {
+      r.gs.push_back(measure_gs(a, p, x, o));
+      const GsResult& g = r.gs.back();
+      if (g.error.empty())
+        std::printf("  GS %-9s sweep pair %10.3f ms  %7.3f GFLOP/s (2nnz/t)  err %.1e  %s\n",
+                    g.label.c_str(), 1e3 * g.time.median, 2.0 * r.nnz / g.time.median / 1e9,
+                    g.rel_error, g.status());
+      else
+        std::printf("  GS %-9s error: %s\n", g.label.c_str(), g.error.c_str());
+      std::fflush(stdout);
+    }
+  return r;
+}
+
+/// Settings and conventions, for the JSON header.
+JsonObject settings_json(const Options& o) {
+  JsonArray algorithms, baselines;
+  for (const auto a : o.algorithms) algorithms.push(std::string(to_string(a)));
+  for (const auto& b : o.baselines) baselines.push(b);
+  return JsonObject()
+      .set("reps", o.timing.reps).set("warmups", o.timing.warmups)
+      .set("min_reps", o.timing.min_reps).set("max_seconds_per_case", o.timing.max_seconds)
+      .set("quick", o.quick).set("algorithms", algorithms).set("baselines", baselines)
+      .set("kk_chain_threshold", o.kk_chain_threshold).set("seed", (long long)o.seed)
+      .set("tolerance", tolerance).set("copy_mib_per_view", (long long)o.copy_mib);
+}
+
+/// What each reported number means.
+JsonObject conventions_json() {
+  return JsonObject()
+      .set("time", "median of fenced timed runs after warm-ups (host timer between device fences)")
+      .set("trsv_gflops", "2*nnz_tri/t, nnz_tri = stored entries of the triangle incl. diagonal")
+      .set("gflops_lower_upper", "2*(nnz_lower+nnz_upper)/(t_lower+t_upper); the table's trsv column")
+      .set("trsv_gbs", "bytes/t, bytes = nnz_tri*(8+4) + (n+1)*4 + 3*n*8 (values+indices, row_map, b, x, diagonal)")
+      .set("copy_gbs", "Kokkos::deep_copy of two equal double Views: bytes read + written / median time")
+      .set("gs_gflops_paper", "2*nnz(A)/t per forward+backward sweep pair (seed 002's convention; the table's GS column)")
+      .set("gs_gflops_actual", "4*nnz(A)/t per forward+backward sweep pair (flops actually done)")
+      .set("rel_error", "||x - x_ref||_2/||x_ref||_2 vs serial host substitution in double; > tolerance is WRONG");
+}
+
+// ================================================================== tables ===
+
+/// A table cell: the number, or why there is none.
+std::string cell(double v, const char* status = "ok") {
+  if (std::string(status) == "WRONG") return "WRONG";
+  if (std::string(status) == "error") return "ERR";
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 0.1 ? "%.2f" : "%.2g", v);
+  return buf;
+}
+
+/// Width of a solver's table column: its label, at least 8.
+int column_width(const SolverSpec& s) { return std::max(8, int(s.label.size())); }
+
+/// The last path component (real matrices are named by file).
+std::string short_name(const std::string& name) {
+  const size_t slash = name.find_last_of('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+/// GFLOP/s of the solver with this label on a problem, or NaN (absent or not ok).
+double gflops_of(const ProblemResult& p, const std::string& label) {
+  for (const auto& s : p.solvers)
+    if (s.label == label && std::string(s.status()) == "ok") return pair_gflops(s, p);
+  return not_a_number;
+}
+
+/// The better of ELMR and ELMC on a problem (NaN if neither ran correctly).
+double best_elm(const ProblemResult& p) {
+  const double r = gflops_of(p, "ELMR"), c = gflops_of(p, "ELMC");
+  if (!std::isfinite(r)) return c;
+  if (!std::isfinite(c)) return r;
+  return std::max(r, c);
+}
+
+/// Gauss-Seidel table, as seed 002's Tables 1-2 (GFLOP/s = 2 nnz(A) / t).
+void print_gs_table(const std::vector<ProblemResult>& results, const Options& o) {
+  if (!o.gauss_seidel || o.algorithms.empty()) return;
+  std::printf("\nGauss-Seidel forward+backward sweep, GFLOP/s = 2*nnz(A)/t (seed 002)\n%-22s",
+              "problem");
+  for (const auto a : o.algorithms) std::printf(" %8s", short_label(a).c_str());
+  std::printf("\n");
+  for (const auto& p : results) {
+    if (p.gs.empty()) continue;
+    std::printf("%-22s", short_name(p.name).c_str());
+    for (const auto& g : p.gs)
+      std::printf(" %8s", cell(g.error.empty() ? 2.0 * p.nnz / g.time.median / 1e9 : not_a_number,
+                               g.status()).c_str());
+    std::printf("\n");
+  }
+}
+
+/// The status cell text of a solver label on a problem ("-" when absent).
+std::string solver_cell(const ProblemResult& p, const std::string& label) {
+  for (const auto& s : p.solvers)
+    if (s.label == label) return cell(s.error.empty() ? pair_gflops(s, p) : not_a_number, s.status());
+  return "-";
+}
+
+/// The main table, printed last: per problem, GFLOP/s of each solver on the
+/// lower+upper pair and the two ratios; then their geometric means.
+void print_main_table(const std::vector<ProblemResult>& results,
+                      const std::vector<SolverSpec>& solvers, double copy_gbs) {
+  std::printf("\n== trsv_bench on %s; copy bandwidth %.1f GB/s ==\n", bench::device_name().c_str(),
+              copy_gbs);
+  std::printf("trsv GFLOP/s of the lower+upper pair: 2*(nnzL+nnzU)/(tL+tU); ratios use best(ELMR,ELMC)\n");
+  std::printf("%-22s %10s %7s", "problem", "nnz", "lev(L)");
+  for (const auto& s : solvers) std::printf(" %*s", column_width(s), s.label.c_str());
+  std::printf(" %9s %9s\n", "ELM/cuSP", "ELM/TP1");
+  std::vector<double> vs_cusparse, vs_tp1;
+  for (const auto& p : results) {
+    std::printf("%-22s", short_name(p.name).c_str());
+    if (!p.skipped.empty() || !p.error.empty()) {
+      std::printf(" %s: %s\n", p.skipped.empty() ? "error" : "skipped",
+                  (p.skipped.empty() ? p.error : p.skipped).c_str());
+      continue;
+    }
+    std::printf(" %10d %7d", p.nnz, p.levels_lower);
+    for (const auto& s : solvers)
+      std::printf(" %*s", column_width(s), solver_cell(p, s.label).c_str());
+    const double elm = best_elm(p);
+    vs_cusparse.push_back(elm / gflops_of(p, "cuSPARSE"));
+    vs_tp1.push_back(elm / gflops_of(p, "KK-TP1"));
+    std::printf(" %9s %9s\n", cell(vs_cusparse.back()).c_str(), cell(vs_tp1.back()).c_str());
+  }
+  std::printf("geomean best(ELMR,ELMC)/cuSPARSE = %s   best(ELMR,ELMC)/KK-TP1 = %s\n",
+              cell(bench::geometric_mean(vs_cusparse)).c_str(),
+              cell(bench::geometric_mean(vs_tp1)).c_str());
+}
+
+/// Counts of WRONG results and errors over all problems.
+std::pair<int, int> count_failures(const std::vector<ProblemResult>& results) {
+  int wrong = 0, errors = 0;
+  for (const auto& p : results) {
+    errors += p.error.empty() ? 0 : 1;
+    for (const auto& s : p.solvers) {
+      wrong += s.wrong() ? 1 : 0;
+      errors += s.error.empty() ? 0 : 1;
+    }
+    for (const auto& g : p.gs) {
+      wrong += g.wrong() ? 1 : 0;
+      errors += g.error.empty() ? 0 : 1;
+    }
+  }
+  return {wrong, errors};
+}
+
+/// The whole JSON document (rewritten after each problem, so a run that is
+/// cut short still leaves its results).
+std::string results_json(const std::vector<ProblemResult>& results, const Options& o,
+                         double copy_gbs, bool complete) {
+  JsonArray problems(true);
+  std::vector<double> vs_cusparse, vs_tp1;
+  for (const auto& p : results) {
+    problems.push(problem_json(p, copy_gbs));
+    vs_cusparse.push_back(best_elm(p) / gflops_of(p, "cuSPARSE"));
+    vs_tp1.push_back(best_elm(p) / gflops_of(p, "KK-TP1"));
+  }
+  const auto [wrong, errors] = count_failures(results);
+  const JsonObject summary = JsonObject()
+      .set("geomean_best_elm_over_cusparse", bench::geometric_mean(vs_cusparse))
+      .set("geomean_best_elm_over_kk_tp1", bench::geometric_mean(vs_tp1))
+      .set("wrong", wrong).set("errors", errors);
+  return JsonObject()
+      .set("benchmark", "trsv_bench").set("complete", complete)
+      .set("device", bench::device_name())
+      .set("execution_space", exec_space::name())
+      .set("copy_bandwidth_gbs", copy_gbs)
+      .set("settings", settings_json(o)).set("conventions", conventions_json())
+      .set("summary", summary).set("problems", problems)
+      .str();
+}
+
+/// Runs the whole benchmark; returns the exit code.
+int run(const Options& o) {
+  Kokkos::Timer wall;
+  std::printf("trsv_bench on %s, seed %llu\n", bench::device_name().c_str(),
+              (unsigned long long)o.seed);
+  const double copy_gbs = bench::measure_copy_bandwidth(o.copy_mib << 20);
+  std::printf("device-to-device copy: %.1f GB/s (read + write, 2 x %zu MiB)\n", copy_gbs,
+              o.copy_mib);
+#if defined(TRSV_BENCH_WITH_CUSPARSE)
+  const CusparseLibrary cusparse;
+  const std::vector<SolverSpec> solvers = solver_specs(o, &cusparse);
+#else
+  const std::vector<SolverSpec> solvers = solver_specs(o, nullptr);
+#endif
+  const std::vector<std::string> problems = problem_list(o);
+  std::vector<ProblemResult> results;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (o.budget_seconds > 0 && wall.seconds() > o.budget_seconds) {
+      results.emplace_back();
+      results.back().name = problems[i];
+      results.back().skipped = "time budget of the run spent";
+      continue;
+    }
+    results.push_back(run_problem(problems[i], i, solvers, o));
+    bench::write_text_file(o.json_path, results_json(results, o, copy_gbs, false));
+  }
+  bench::write_text_file(o.json_path, results_json(results, o, copy_gbs, true));
+  print_gs_table(results, o);
+  print_main_table(results, solvers, copy_gbs);
+  const auto [wrong, errors] = count_failures(results);
+  std::printf("checked against serial host substitution (tol %.0e): %d WRONG, %d errors; "
+              "%.0f s; results in %s\n",
+              tolerance, wrong, errors, wall.seconds(), o.json_path.c_str());
+  return wrong || errors ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  int rc = 0;
+  try {
+    Options o;
+    if (!parse_options(args, o)) {
+      print_usage(stdout);
+      return 0;
+    }
+    rc = run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trsv_bench: error: %s\n", e.what());
+    rc = 2;
+  }
+  return rc;
+}
