@@ -4,11 +4,14 @@
 # suite, print a short summary last. Logs and JSON results go to $OUT.
 #
 #   bash cmake/scripts/device_check.sh [unit|perf|all]   (default all)
+#   bash cmake/scripts/device_check.sh bench ARGS...     trsv_bench with ARGS only
 #
 # Needs .deps/src and .device-carry (cmake/scripts/prepare_device_carry.sh).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 what="${1:-all}"
+[ $# -gt 0 ] && shift
+bench_args=("$@")
 out="${OUT:-$repo/.device-out}"
 mkdir -p "$out"
 carry="$repo/.device-carry"
@@ -63,11 +66,17 @@ perf() {
   return $rc
 }
 
+bench() {
+  export TRELLIS_MATRICES="$carry/matrices"
+  "$work/build/perf_tests/trsv_bench" "${bench_args[@]}" --json "$out/trsv_results.json"
+}
+
 step deps deps && step configure configure && step build build || exit 1
 rc=0
 case "$what" in
   unit) step unit unit || rc=1 ;;
   perf) step perf perf || rc=1 ;;
+  bench) step bench bench || rc=1; tail -40 "$out/bench.log" ;;
   all) step unit unit || rc=1; step perf perf || rc=1 ;;
 esac
 grep -E "tests passed|tests failed" "$out/unit.log" 2>/dev/null | tail -1 | sed 's/^/unit: /' >&2 || true
