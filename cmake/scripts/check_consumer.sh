@@ -3,10 +3,12 @@
 # and runs cmake/consumer_test against the installed package with
 # find_package(Trellis): proof that the exported CMake package works.
 #
-#   check_consumer.sh BUILD_DIR "KOKKOS_PREFIX[;MORE_PREFIXES]" [CXX_COMPILER]
+#   check_consumer.sh BUILD_DIR CXX_COMPILER KOKKOS_PREFIX [MORE_PREFIXES...]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-build="$1" kokkos="$2" cxx="${3:-}"
+build="$1" cxx="$2"
+shift 2
+kokkos="$(IFS=';'; echo "$*")"
 prefix="$build/consumer-install"
 rm -rf "$prefix" "$build/consumer"
 cmake --install "$build" --prefix "$prefix" >/dev/null
