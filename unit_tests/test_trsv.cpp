@@ -288,7 +288,8 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
   for (auto& [name, L] : cases) {
     SCOPED_TRACE(name);
     const HostCsr U = transpose(L);
-    for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive}) {
+    for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
+                            TrsvAlgorithm::syncfree_naive}) {
       check_solve<Device>(L, Triangle::lower, a, DiagForm::in_matrix, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagForm::in_matrix, seed);
     }

@@ -12,7 +12,8 @@ struct NamedAlgorithm {
 };
 constexpr NamedAlgorithm names[] = {
     {"levelset-csr", TrsvAlgorithm::levelset_csr}, {"levelset-csc", TrsvAlgorithm::levelset_csc},
-    {"elmr", TrsvAlgorithm::elmr},                 {"elmc", TrsvAlgorithm::elmc},
+    {"elmr", TrsvAlgorithm::elmr},                 {"elmr-value", TrsvAlgorithm::elmr_value},
+    {"elmc", TrsvAlgorithm::elmc},
     {"syncfree-naive", TrsvAlgorithm::syncfree_naive}, {"auto", TrsvAlgorithm::automatic},
 };
 }  // namespace

@@ -5,6 +5,8 @@
 #
 #   bash cmake/scripts/device_check.sh [unit|perf|all]   (default all)
 #   bash cmake/scripts/device_check.sh bench ARGS...     trsv_bench with ARGS only
+# TRELLIS_PERF_TESTS=REGEX limits `perf` to the perf tests it matches (each
+# perf test is sized to fit one 600 s device call).
 #
 # Needs .deps/src and .device-carry (cmake/scripts/prepare_device_carry.sh).
 set -uo pipefail
@@ -60,7 +62,8 @@ unit() {
 }
 perf() {
   export TRELLIS_MATRICES="$carry/matrices"
-  ctest --test-dir "$work/build" -L '^perf$' --output-on-failure --timeout 600 -V
+  ctest --test-dir "$work/build" -L '^perf$' -R "${TRELLIS_PERF_TESTS:-.}" --output-on-failure \
+    --timeout 600 -V
   local rc=$?
   cp "$work"/build/perf_tests/*.json "$out"/ 2>/dev/null || true
   return $rc

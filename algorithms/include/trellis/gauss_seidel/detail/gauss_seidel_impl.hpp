@@ -43,7 +43,7 @@ bool pattern_is_symmetric(const CsrMatrix<Scalar, Device>& A) {
 
 inline bool is_csr_algorithm(TrsvAlgorithm a) {
   return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr ||
-         a == TrsvAlgorithm::automatic;
+         a == TrsvAlgorithm::elmr_value || a == TrsvAlgorithm::automatic;
 }
 
 }  // namespace detail

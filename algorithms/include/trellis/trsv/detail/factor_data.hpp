@@ -93,6 +93,9 @@ struct FactorData {
   view<int> ticket;        // next unknown to hand out, in level order
   int max_deps = 0;
   int epoch = 0;
+  // Copy of an input that aliases x, for kernels that overwrite x first
+  // (elmr-value); allocated on first need.
+  view<Scalar*> work;
 
   FactorViews<Scalar, Device> views() const {
     return {row_map,      col_ind,           row_values,       col_map, row_ind,

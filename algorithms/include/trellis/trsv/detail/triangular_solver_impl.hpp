@@ -5,6 +5,7 @@
 
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
+#include "trellis/trsv/detail/value_flag_kernels.hpp"
 
 namespace trellis {
 
@@ -45,6 +46,7 @@ void run_solve(TrsvAlgorithm algorithm, FactorData<Scalar, Device>& d,
     case TrsvAlgorithm::levelset_csr: levelset_csr_solve(d, b, x, x_old); break;
     case TrsvAlgorithm::levelset_csc: levelset_csc_solve(d, b, x); break;
     case TrsvAlgorithm::elmr: elmr_solve(d, b, x, x_old); break;
+    case TrsvAlgorithm::elmr_value: elmr_value_solve(d, b, x, x_old); break;
     case TrsvAlgorithm::elmc: elmc_solve(d, b, x); break;
     case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(d, b, x); break;
     case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");

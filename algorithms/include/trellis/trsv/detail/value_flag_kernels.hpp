@@ -1,0 +1,109 @@
+#pragma once
+// ELMR with the value as its own ready flag ("elmr-value"): element
+// scheduling on CSR as in ELMR (seed 002, Algorithm 3), but x is filled with
+// an "unpublished" sentinel before the solve and a dependency is ready as
+// soon as x(j) no longer holds it. There is no separate flag, hence no
+// publish-then-flag fence pair on the critical path: one 64-bit store
+// publishes, one load observes.
+//
+// The sentinel is a signalling NaN with a payload. IEEE arithmetic never
+// produces a signalling NaN (an sNaN operand comes out quiet), and every
+// published x(i) is the result of arithmetic, so no solve can publish the
+// sentinel and leave a dependant waiting: deadlock freedom rests, as in ELMR,
+// only on the level-ordered tickets.
+//
+// Each lane waits only for the x(j) of its own entries, which other vector
+// groups produce; no lane ever waits on a lane of its own group.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "trellis/core/errors.hpp"
+#include "trellis/trsv/detail/element_kernels.hpp"
+
+namespace trellis::detail {
+
+/// The bit pattern of "not yet solved" for a scalar type (void: none).
+template <class Scalar>
+struct Unpublished {
+  using bits_type = void;
+};
+template <>
+struct Unpublished<double> {
+  using bits_type = std::uint64_t;
+  static constexpr bits_type bits = 0x7FF4'5E17'1E55'0001ull;  // sNaN, quiet bit clear
+};
+template <>
+struct Unpublished<float> {
+  using bits_type = std::uint32_t;
+  static constexpr bits_type bits = 0x7FA5'1E55u;  // sNaN, quiet bit clear
+};
+
+template <class Scalar>
+constexpr bool has_value_flag() {
+  return !std::is_void<typename Unpublished<Scalar>::bits_type>::value;
+}
+
+/// Spins until *p no longer holds the sentinel; returns the published value.
+template <class Scalar, class Bits>
+KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
+  Bits v;
+  do {
+    v = Kokkos::volatile_load(p);
+  } while (v == Unpublished<Scalar>::bits);
+  Scalar s;
+  std::memcpy(&s, &v, sizeof s);
+  return s;
+}
+
+template <class Scalar, class Device>
+void elmr_value_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*, Device> b,
+                      Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
+  if constexpr (!has_value_flag<Scalar>()) {
+    throw InputError("elmr-value: needs a float or double scalar type");
+  } else {
+    using exec = typename Device::execution_space;
+    using Bits = typename Unpublished<Scalar>::bits_type;
+    if (d.n == 0) return;
+    // x is overwritten with the sentinel: an input that aliases it is read
+    // from a copy (in-place solves, in-place Gauss-Seidel sweeps).
+    const bool b_aliased = b.data() == x.data();
+    const bool old_aliased = d.has_other && x_old.data() == x.data();
+    if (b_aliased && old_aliased)
+      throw Error("elmr-value: b and x_old cannot both alias x");
+    if (b_aliased || old_aliased) {
+      if (d.work.extent(0) != size_t(d.n))
+        d.work = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing("trsv_work"), d.n);
+      Kokkos::deep_copy(d.work, x);
+      if (b_aliased) b = d.work;
+      else x_old = d.work;
+    }
+    Bits* xb = reinterpret_cast<Bits*>(x.data());
+    Kokkos::parallel_for(
+        "trellis::trsv::elmr_value_reset", Kokkos::RangePolicy<exec>(0, d.n),
+        KOKKOS_LAMBDA(ordinal_t i) { xb[i] = Unpublished<Scalar>::bits; });
+    const auto c = d.views();
+    using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+    for_each_ticket(d, "trellis::trsv::elmr_value", max_vector_width<exec>(),
+                    KOKKOS_LAMBDA(const member_type& m, int t) {
+                      const ordinal_t i = c.level_rows(t);
+                      Scalar sum = other_part(m, c, i, x_old), tri = 0;
+                      Kokkos::parallel_reduce(
+                          Kokkos::ThreadVectorRange(m, c.row_map(i), c.row_map(i + 1)),
+                          [&](offset_t k, Scalar& s) {
+                            s += c.row_values(k) * wait_for_value<Scalar>(xb + c.col_ind(k));
+                          },
+                          tri);
+                      sum += tri;
+                      Kokkos::single(Kokkos::PerThread(m), [&]() {
+                        const Scalar xi = (b(i) - sum) * c.inv_diag(i);
+                        Bits v;
+                        std::memcpy(&v, &xi, sizeof v);
+                        Kokkos::volatile_store(xb + i, v);
+                      });
+                    });
+  }
+}
+
+}  // namespace trellis::detail
