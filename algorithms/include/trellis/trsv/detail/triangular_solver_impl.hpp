@@ -17,23 +17,17 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them); on GPUs element scheduling, except when there are
-/// so few levels that per-level launches cost little and LEVR's plain loads
-/// win (seed 002, parabolic_fem: 14 levels).
+/// spinning wastes them); on GPUs elmr-value, the fastest Trellis algorithm
+/// on every problem of the H100 suite, few-level ones included
+/// (perf_tests/RESULTS.md).
 template <class Exec, class Levels>
 TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   char buf[160];
-  if (is_host_space<Exec>()) {
-    std::snprintf(buf, sizeof buf, "auto: host backend, %d levels", levels.num_levels);
-    reason = buf;
-    return TrsvAlgorithm::levelset_csr;
-  }
-  const bool few_levels = levels.num_levels <= 32;
-  std::snprintf(buf, sizeof buf, "auto: %d levels, %.1f rows/level on average%s",
-                levels.num_levels, levels.avg_parallelism(),
-                few_levels ? " (few levels: level-set)" : "");
+  const bool host = is_host_space<Exec>();
+  std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average",
+                host ? "host" : "GPU", levels.num_levels, levels.avg_parallelism());
   reason = buf;
-  return few_levels ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr;
+  return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
 }
 
 /// Runs one solve with a concrete algorithm. x_old is Gauss-Seidel's x_k for
