@@ -16,7 +16,6 @@
 // groups produce; no lane ever waits on a lane of its own group.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "trellis/core/errors.hpp"
@@ -45,16 +44,22 @@ constexpr bool has_value_flag() {
   return !std::is_void<typename Unpublished<Scalar>::bits_type>::value;
 }
 
+/// The bits of a scalar and back. A union, not memcpy: memcpy is host-only
+/// for hipcc, and GCC, Clang and NVCC all define union punning.
+template <class Scalar>
+union ScalarBits {
+  Scalar value;
+  typename Unpublished<Scalar>::bits_type bits;
+};
+
 /// Spins until *p no longer holds the sentinel; returns the published value.
 template <class Scalar, class Bits>
 KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
-  Bits v;
+  ScalarBits<Scalar> v;
   do {
-    v = Kokkos::volatile_load(p);
-  } while (v == Unpublished<Scalar>::bits);
-  Scalar s;
-  std::memcpy(&s, &v, sizeof s);
-  return s;
+    v.bits = Kokkos::volatile_load(p);
+  } while (v.bits == Unpublished<Scalar>::bits);
+  return v.value;
 }
 
 template <class Scalar, class Device>
@@ -97,10 +102,9 @@ void elmr_value_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*,
                           tri);
                       sum += tri;
                       Kokkos::single(Kokkos::PerThread(m), [&]() {
-                        const Scalar xi = (b(i) - sum) * c.inv_diag(i);
-                        Bits v;
-                        std::memcpy(&v, &xi, sizeof v);
-                        Kokkos::volatile_store(xb + i, v);
+                        ScalarBits<Scalar> v;
+                        v.value = (b(i) - sum) * c.inv_diag(i);
+                        Kokkos::volatile_store(xb + i, v.bits);
                       });
                     });
   }

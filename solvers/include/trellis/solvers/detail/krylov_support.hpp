@@ -1,0 +1,45 @@
+#pragma once
+// Pieces every Krylov driver shares: argument checks, the stopping test, and
+// the true residual reported at the end.
+#include <cmath>
+#include <string>
+
+#include "trellis/core/errors.hpp"
+#include "trellis/solvers/detail/vector_ops.hpp"
+#include "trellis/solvers/krylov.hpp"
+#include "trellis/solvers/linear_operator.hpp"
+
+namespace trellis::detail {
+
+template <class Op, class B, class X>
+void check_krylov_arguments(const char* method, const Op& A, const B& b, const X& x,
+                            const KrylovOptions& o) {
+  const size_t n = size_t(A.num_rows());
+  if (b.extent(0) != n || x.extent(0) != n)
+    throw StructureError(std::string(method) + ": vectors of length " +
+                         std::to_string(b.extent(0)) + " and " + std::to_string(x.extent(0)) +
+                         " for an operator of " + std::to_string(n) + " rows");
+  if (b.data() == x.data()) throw StructureError(std::string(method) + ": b and x must differ");
+  if (o.max_iterations < 0 || o.restart < 1 || !(o.rel_tol >= 0) || !(o.abs_tol >= 0))
+    throw InputError(std::string(method) + ": needs max_iterations >= 0, restart >= 1, tolerances >= 0");
+}
+
+/// The residual norm at which a method stops: max(rel_tol * ||ref||, abs_tol).
+inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
+  return std::max(o.rel_tol * reference_norm, o.abs_tol);
+}
+
+/// ||b - A x|| / ||b|| (||b - A x|| when b = 0).
+template <class Scalar, class Device>
+double true_relative_residual(const LinearOperator<Scalar, Device>& A,
+                              Kokkos::View<const Scalar*, Device> b,
+                              Kokkos::View<const Scalar*, Device> x) {
+  Kokkos::View<Scalar*, Device> r(Kokkos::ViewAllocateWithoutInitializing("true_residual"),
+                                  b.extent(0));
+  A.apply(x, r);
+  axpby(Scalar(1), b, Scalar(-1), r);
+  const double bn = norm2(b), rn = norm2(r);
+  return bn > 0 ? rn / bn : rn;
+}
+
+}  // namespace trellis::detail

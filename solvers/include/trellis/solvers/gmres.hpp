@@ -1,0 +1,95 @@
+#pragma once
+// Right-preconditioned restarted GMRES(m): modified Gram-Schmidt Arnoldi on
+// A M^{-1}, Givens rotations for the least-squares problem, x += M^{-1} V y
+// at the end of each cycle. Its residual is the true one, b - A x.
+#include <vector>
+
+#include "trellis/solvers/detail/krylov_support.hpp"
+#include "trellis/solvers/preconditioner.hpp"
+
+namespace trellis {
+
+/// Solves A x = b from the x given; restart = options.restart (m). Stops on
+/// ||b - A x|| <= max(rel_tol ||b||, abs_tol); NaN or Inf is non_finite.
+template <class Scalar, class Device>
+KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
+                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+  using detail::axpby;
+  using detail::dot;
+  using vec = Kokkos::View<Scalar*, Device>;
+  detail::check_krylov_arguments("gmres", A, b, x, o);
+  const size_t n = b.extent(0);
+  const int m = o.restart;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device> V("gmres_V", n, m + 1);
+  auto column = [&](int j) { return Kokkos::subview(V, Kokkos::ALL, j); };
+  vec w("gmres_w", n), z("gmres_z", n);
+  std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
+  auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
+  KrylovResult out;
+  const double bnorm = detail::norm2(b);
+  const double stop = detail::stopping_norm(o, bnorm);
+  const double scale = bnorm > 0 ? bnorm : 1;
+  out.status = KrylovStatus::max_iterations;
+  bool done = false;
+  for (int cycle = 0; !done; ++cycle) {
+    A.apply(x, w);
+    axpby(Scalar(1), b, Scalar(-1), w);  // r = b - A x
+    const double beta = detail::norm2(w);
+    if (cycle == 0) out.history.push_back(beta / scale);
+    if (!std::isfinite(beta)) { out.status = KrylovStatus::non_finite; break; }
+    if (beta <= stop) { out.status = KrylovStatus::converged; break; }
+    if (out.iterations >= o.max_iterations) break;
+    Kokkos::deep_copy(column(0), w);
+    KokkosBlas::scal(column(0), Scalar(1 / beta), column(0));
+    std::fill(g.begin(), g.end(), 0.0);
+    g[0] = beta;
+    int k = 0;  // columns of V in this cycle's solution
+    while (k < m && out.iterations < o.max_iterations) {
+      M.apply(column(k), z);
+      A.apply(z, w);
+      for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
+        h(i, k) = dot(w, column(i));
+        axpby(Scalar(-h(i, k)), column(i), Scalar(1), w);
+      }
+      h(k + 1, k) = detail::norm2(w);
+      for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
+        const double a = h(i, k), c = h(i + 1, k);
+        h(i, k) = cs[i] * a + sn[i] * c;
+        h(i + 1, k) = -sn[i] * a + cs[i] * c;
+      }
+      const double a = h(k, k), c = h(k + 1, k), rr = std::hypot(a, c);
+      if (!std::isfinite(rr)) { out.status = KrylovStatus::non_finite; done = true; break; }
+      const double hk1 = c;  // ||w|| before the rotation: zero means an invariant subspace
+      cs[k] = rr > 0 ? a / rr : 1;
+      sn[k] = rr > 0 ? c / rr : 0;
+      h(k, k) = rr;
+      h(k + 1, k) = 0;
+      g[k + 1] = -sn[k] * g[k];
+      g[k] = cs[k] * g[k];
+      ++k;
+      ++out.iterations;
+      const double resid = std::abs(g[k]);
+      out.history.push_back(resid / scale);
+      if (resid <= stop || hk1 == 0) break;
+      Kokkos::deep_copy(column(k), w);
+      KokkosBlas::scal(column(k), Scalar(1 / hk1), column(k));
+    }
+    if (k == 0) break;
+    // y = H(0:k, 0:k)^{-1} g(0:k); x += M^{-1} V y.
+    std::vector<double> y(k);
+    for (int i = k - 1; i >= 0; --i) {
+      double s = g[i];
+      for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[j];
+      y[i] = h(i, i) != 0 ? s / h(i, i) : 0;
+    }
+    Kokkos::deep_copy(w, Scalar(0));
+    for (int j = 0; j < k; ++j) axpby(Scalar(y[j]), column(j), Scalar(1), w);
+    M.apply(w, z);
+    axpby(Scalar(1), z, Scalar(1), x);
+  }
+  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x);
+  return out;
+}
+
+}  // namespace trellis

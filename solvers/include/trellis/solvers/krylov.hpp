@@ -1,0 +1,39 @@
+#pragma once
+// What every Krylov driver takes and returns: stopping criteria, a named
+// status (breakdowns never loop on garbage), the convergence history and the
+// true residual ||b - A x|| / ||b|| computed at the end.
+#include <string>
+#include <vector>
+
+namespace trellis {
+
+struct KrylovOptions {
+  double rel_tol = 1e-8;   // stop when ||r|| <= rel_tol * ||b|| ...
+  double abs_tol = 0;      // ... or ||r|| <= abs_tol
+  int max_iterations = 1000;
+  int restart = 30;        // GMRES(m)
+};
+
+enum class KrylovStatus {
+  converged,
+  max_iterations,
+  breakdown_rho,    // BiCGSTAB: (r_j, r0^) = 0
+  breakdown_vr,     // BiCGSTAB: (v_j, r0^) = 0; CG: (p, A p) <= 0
+  breakdown_omega,  // BiCGSTAB: omega = 0
+  non_finite,       // NaN or Inf in a scalar of the iteration
+};
+
+const char* to_string(KrylovStatus s);
+
+struct KrylovResult {
+  KrylovStatus status = KrylovStatus::max_iterations;
+  int iterations = 0;
+  /// ||r|| / ||b|| of the iteration's residual (preconditioned where the
+  /// method tracks that one), one entry per iteration, the start first.
+  std::vector<double> history;
+  /// ||b - A x|| / ||b|| for the returned x.
+  double true_relative_residual = 0;
+  bool converged() const { return status == KrylovStatus::converged; }
+};
+
+}  // namespace trellis
