@@ -39,20 +39,8 @@ std::vector<double> reference_apply(const HostCsr& A, const std::vector<double>&
   return x;
 }
 
-template <class Device>
-Kokkos::View<double*, Device> to_view(const std::vector<double>& v) {
-  Kokkos::View<double*, Device> d("v", v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  std::copy(v.begin(), v.end(), h.data());
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class View>
-std::vector<double> to_vector(const View& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<double>(h.data(), h.data() + h.extent(0));
-}
+using test::device_vector;
+using test::host_vector;
 
 std::vector<double> random_vector(ordinal_t n, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
@@ -80,10 +68,10 @@ void check_sweeps(const HostCsr& A, std::uint64_t seed, bool expect_in_place_for
     for (auto dir : {SweepDirection::forward, SweepDirection::backward, SweepDirection::symmetric}) {
       for (int sweeps : {1, 3}) {
         SCOPED_TRACE(std::string(to_string(dir)) + " x" + std::to_string(sweeps));
-        auto x = to_view<Device>(x0);
+        auto x = device_vector<Device>(x0);
         test::run_with_watchdog("gauss-seidel", 120,
-                                [&] { gs.apply(to_view<Device>(b), x, dir, sweeps); });
-        EXPECT_LT(test::relative_error(to_vector(x), reference_apply(A, b, x0, dir, sweeps)),
+                                [&] { gs.apply(device_vector<Device>(b), x, dir, sweeps); });
+        EXPECT_LT(test::relative_error(host_vector(x), reference_apply(A, b, x0, dir, sweeps)),
                   1e-11);
       }
     }
@@ -113,7 +101,7 @@ TYPED_TEST(GaussSeidelOnBackend, SymmetricSweepsReduceTheLaplacianResidual) {
   const HostCsr A = gallery::laplace2d_5pt(24, 24);
   const auto dA = to_device<Device>(A);
   std::mt19937_64 rng(test::fresh_seed());
-  auto b = to_view<Device>(random_vector(A.num_rows, rng));
+  auto b = device_vector<Device>(random_vector(A.num_rows, rng));
   Kokkos::View<double*, Device> x("x", A.num_rows), r("r", A.num_rows);
   GaussSeidel<double, Device> gs(dA, TrsvAlgorithm::automatic);
   auto residual = [&] {

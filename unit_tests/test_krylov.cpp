@@ -61,20 +61,8 @@ HostVec dense_solve(const HostCsr& A, HostVec b) {
   return x;
 }
 
-template <class Device>
-Kokkos::View<double*, Device> device_vector(const HostVec& h) {
-  Kokkos::View<double*, Device> v("v", h.size());
-  auto m = Kokkos::create_mirror_view(v);
-  for (size_t i = 0; i < h.size(); ++i) m(i) = h[i];
-  Kokkos::deep_copy(v, m);
-  return v;
-}
-
-template <class V>
-HostVec host_vector(const V& v) {
-  auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-  return HostVec(m.data(), m.data() + m.extent(0));
-}
+using test::device_vector;
+using test::host_vector;
 
 enum class Method { cg, bicgstab_split, bicgstab_right, gmres };
 const char* name(Method m) {

@@ -91,6 +91,23 @@ inline std::vector<RealMatrix> real_matrices() {
   if ((list).empty()) GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
                                       "or place ../shared/matrices beside the source tree"
 
+/// A device copy of a host vector.
+template <class Device>
+Kokkos::View<double*, Device> device_vector(const std::vector<double>& v) {
+  Kokkos::View<double*, Device> d("v", v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+/// A host copy of a device vector.
+template <class View>
+std::vector<double> host_vector(const View& d) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
 /// ||a - b|| / ||b|| in double; NaN anywhere gives +inf so that it never passes.
 inline double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return INFINITY;

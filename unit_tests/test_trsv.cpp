@@ -40,20 +40,8 @@ std::vector<double> reference_solve(const HostCsr& A, Triangle tri, DiagForm for
   return x;
 }
 
-template <class Device>
-Kokkos::View<double*, Device> device_vector(const std::vector<double>& v) {
-  Kokkos::View<double*, Device> d("v", v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-
-template <class View>
-std::vector<double> host_vector(const View& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  return std::vector<double>(h.data(), h.data() + h.extent(0));
-}
+using test::device_vector;
+using test::host_vector;
 
 std::vector<double> random_vector(ordinal_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
