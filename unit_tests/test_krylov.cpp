@@ -19,13 +19,7 @@ namespace {
 
 using HostVec = std::vector<double>;
 
-HostVec random_vector(size_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  HostVec v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
+using test::random_vector;
 
 HostVec multiply(const HostCsr& A, const HostVec& x) {
   HostVec y(A.num_rows, 0.0);

@@ -91,6 +91,16 @@ inline std::vector<RealMatrix> real_matrices() {
   if ((list).empty()) GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
                                       "or place ../shared/matrices beside the source tree"
 
+/// Uniform random values in [-1, 1) from a seed: never zeros, which hide
+/// unwritten output.
+inline std::vector<double> random_vector(size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
 /// A device copy of a host vector.
 template <class Device>
 Kokkos::View<double*, Device> device_vector(const std::vector<double>& v) {

@@ -43,13 +43,7 @@ std::vector<double> reference_solve(const HostCsr& A, Triangle tri, DiagForm for
 using test::device_vector;
 using test::host_vector;
 
-std::vector<double> random_vector(ordinal_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
+using test::random_vector;
 
 /// Solves with `algorithm` on Device and compares with the reference; x is
 /// poisoned with NaN first so that an unwritten entry fails.
