@@ -21,6 +21,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
                       const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split) {
   using detail::axpby;
   using detail::dot;
+  using detail::update;
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
   detail::check_krylov_arguments("bicgstab", A, b, x, o);
@@ -58,19 +59,17 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   out.history.push_back(rnorm / scale);
   Scalar rho = dot(r, rhat);
   out.status = KrylovStatus::max_iterations;
-  auto fail = [&](KrylovStatus s) { out.status = s; };
   while (true) {
-    if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) { fail(KrylovStatus::non_finite); break; }
+    if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) { out.status = KrylovStatus::non_finite; break; }
     if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
-    if (rho == Scalar(0)) { fail(KrylovStatus::breakdown_rho); break; }
+    if (rho == Scalar(0)) { out.status = KrylovStatus::breakdown_rho; break; }
     op(p, v);
     const Scalar vr = dot(v, rhat);
-    if (!std::isfinite(double(vr))) { fail(KrylovStatus::non_finite); break; }
-    if (vr == Scalar(0)) { fail(KrylovStatus::breakdown_vr); break; }
+    if (!std::isfinite(double(vr))) { out.status = KrylovStatus::non_finite; break; }
+    if (vr == Scalar(0)) { out.status = KrylovStatus::breakdown_vr; break; }
     const Scalar alpha = rho / vr;
-    Kokkos::deep_copy(s, r);
-    axpby(-alpha, v, Scalar(1), s);  // s = r - alpha v
+    update(Scalar(1), r, -alpha, v, Scalar(0), s);  // s = r - alpha v
     ++out.iterations;
     const double snorm = detail::norm2(s);
     if (snorm <= stop) {  // the half step already converged
@@ -81,19 +80,16 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     }
     op(s, t);
     const Scalar tt = dot(t, t), ts = dot(t, s);
-    if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) { fail(KrylovStatus::non_finite); break; }
-    if (tt == Scalar(0) || ts == Scalar(0)) { fail(KrylovStatus::breakdown_omega); break; }
+    if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) { out.status = KrylovStatus::non_finite; break; }
+    if (tt == Scalar(0) || ts == Scalar(0)) { out.status = KrylovStatus::breakdown_omega; break; }
     const Scalar omega = ts / tt;
-    axpby(alpha, p, Scalar(1), d);
-    axpby(omega, s, Scalar(1), d);  // y += alpha p + omega s
-    Kokkos::deep_copy(r, s);
-    axpby(-omega, t, Scalar(1), r);  // r = s - omega t
+    update(alpha, p, omega, s, Scalar(1), d);      // y += alpha p + omega s
+    update(Scalar(1), s, -omega, t, Scalar(0), r);  // r = s - omega t
     rnorm = detail::norm2(r);
     out.history.push_back(rnorm / scale);
     const Scalar rho_next = dot(r, rhat);
     const Scalar beta = (rho_next / rho) * (alpha / omega);
-    axpby(-omega, v, Scalar(1), p);  // p = r + beta (p - omega v)
-    axpby(Scalar(1), r, beta, p);
+    update(Scalar(1), r, -beta * omega, v, beta, p);  // p = r + beta (p - omega v)
     rho = rho_next;
   }
   right(d, w1);

@@ -40,8 +40,7 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
     if (!std::isfinite(beta)) { out.status = KrylovStatus::non_finite; break; }
     if (beta <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
-    Kokkos::deep_copy(column(0), w);
-    KokkosBlas::scal(column(0), Scalar(1 / beta), column(0));
+    detail::scale(Scalar(1 / beta), w, column(0));
     std::fill(g.begin(), g.end(), 0.0);
     g[0] = beta;
     int k = 0;  // columns of V in this cycle's solution
@@ -72,8 +71,7 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
       const double resid = std::abs(g[k]);
       out.history.push_back(resid / scale);
       if (resid <= stop || hk1 == 0) break;
-      Kokkos::deep_copy(column(k), w);
-      KokkosBlas::scal(column(k), Scalar(1 / hk1), column(k));
+      detail::scale(Scalar(1 / hk1), w, column(k));
     }
     if (k == 0) break;
     // y = H(0:k, 0:k)^{-1} g(0:k); x += M^{-1} V y.
