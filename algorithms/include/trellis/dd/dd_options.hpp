@@ -1,0 +1,42 @@
+#pragma once
+// Options and setup report of the domain-decomposition ILU0/ILDU0
+// preconditioner (seed 000).
+#include <string>
+
+#include "trellis/dd/dd_variant.hpp"
+#include "trellis/dd/pivot_options.hpp"
+#include "trellis/partition/partition.hpp"
+
+namespace trellis {
+
+struct DdOptions {
+  Partitioner partitioner = Partitioner::automatic;
+  GridDims grid{0, 0, 0};  // the (block-row) grid, x fastest; enables geometric cuts
+  GridDims box{0, 0, 0};   // geometric subdomain box; 0 = the most cubic box that fits
+  /// Rows (block rows) per subdomain; 0 = the largest whose vector fits in
+  /// team scratch, at most 2048 (the paper's size). A size that does not fit
+  /// is replaced by the largest that does, and the report says so.
+  ordinal_t subdomain_rows = 0;
+  dd::PivotOptions pivots;
+  DdApply apply = DdApply::dag_ec_ILDUO_fused;  // what apply() runs
+};
+
+struct DdReport {
+  std::string partitioner;
+  int block_size = 1;
+  ordinal_t block_rows = 0;
+  ordinal_t subdomains = 0;
+  ordinal_t largest_subdomain = 0, smallest_subdomain = 0;
+  ordinal_t rows_that_fit = 0;  // team scratch limit, in block rows
+  size_t scratch_bytes_max = 0;
+  offset_t blocks = 0, blocks_dropped = 0;
+  ordinal_t lower_levels_max = 0, upper_levels_max = 0;
+  ordinal_t boosted_pivots = 0;
+  double seconds_partition = 0, seconds_reorder = 0, seconds_analysis = 0, seconds_factorization = 0;
+  std::string note;  // e.g. a requested size that did not fit
+  double dropped_fraction() const { return blocks ? double(blocks_dropped) / blocks : 0.0; }
+  /// A few lines for people (Table 5.4's columns and the setup times).
+  std::string describe() const;
+};
+
+}  // namespace trellis

@@ -1,0 +1,254 @@
+#pragma once
+// The fine-grained domain-decomposition ILU0/ILDU0 preconditioner (seed 000):
+// subdomains small enough for their vector to fit in team scratch, rows
+// grouped by subdomain, entries between subdomains dropped, ILU0/ILDU0 of
+// what is left factored on the device, one team per subdomain in every solve.
+//
+//   DomainDecompositionIlu<> M(A_bsr, options);   // or a CSR matrix (b = 1)
+//   M.apply(r, z);                                // z = M^{-1} r, original numbering
+//
+// Krylov solvers run fastest in the reordered numbering: reordered_matrix()
+// for SpMV, apply_reordered() for the preconditioner, to_reordered() /
+// from_reordered() for the right-hand side and the solution.
+#include <Kokkos_Core.hpp>
+#include <chrono>
+#include <climits>
+#include <type_traits>
+
+#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/dd/dd_options.hpp"
+#include "trellis/dd/detail/host_setup.hpp"
+#include "trellis/dd/subdomain_ilu0.hpp"
+#include "trellis/dd/subdomain_schedule.hpp"
+#include "trellis/dd/subdomain_solves.hpp"
+
+namespace trellis {
+
+namespace dd::detail {
+
+/// f(std::integral_constant<int, B>{}) for the runtime block size b in 1..8.
+template <class F>
+void dispatch_block_size(int b, F&& f) {
+  switch (b) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+  }
+  throw StructureError("domain-decomposition ILU0: block size " + std::to_string(b) +
+                       " is outside the supported 1..8");
+}
+
+template <class Device, class T>
+Kokkos::View<T*, Device> to_device(const std::vector<T>& v, const char* name) {
+  Kokkos::View<T*, Device> d(Kokkos::ViewAllocateWithoutInitializing(name), v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  std::copy(v.begin(), v.end(), h.data());
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+/// y[i*b + c] = x[from[i]*b + c] (gather of block rows).
+template <class Scalar, class Device>
+void gather_blocks(Kokkos::View<const ordinal_t*, Device> from, int b,
+                   Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> y) {
+  Kokkos::parallel_for(
+      "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(0, from.extent(0) * b),
+      KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
+}
+
+}  // namespace dd::detail
+
+template <class Scalar = double, class Device = DefaultDevice>
+class DomainDecompositionIlu {
+  static_assert(std::is_same<Scalar, double>::value, "the setup reads double matrices");
+
+ public:
+  using vector_type = Kokkos::View<Scalar*, Device>;
+  using const_vector_type = Kokkos::View<const Scalar*, Device>;
+  using exec = typename Device::execution_space;
+
+  DomainDecompositionIlu(const HostBsr& A, const DdOptions& options = {}) : options_(options) {
+    setup(A);
+  }
+  DomainDecompositionIlu(const HostCsr& A, const DdOptions& options = {}) : options_(options) {
+    setup(csr_to_bsr(A, 1));
+  }
+
+  /// Block rows whose vector part (b * sizeof(Scalar) bytes each) fits in the
+  /// team scratch this backend offers.
+  static ordinal_t rows_that_fit(int b) {
+    return ordinal_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0) / (size_t(b) * sizeof(Scalar)));
+  }
+
+  const DdReport& report() const { return report_; }
+  int block_size() const { return factors_.block_size; }
+  ordinal_t num_rows() const { return factors_.num_rows * factors_.block_size; }
+  const BsrMatrix<Scalar, Device>& reordered_matrix() const { return reordered_; }
+  const dd::SubdomainFactors<Scalar, Device>& factors() const { return factors_; }
+  /// The permutation and subdomain boundaries (host copies).
+  const SubdomainLayout& layout() const { return layout_; }
+
+  /// x in the original numbering -> xr in the reordered one, and back.
+  void to_reordered(const_vector_type x, vector_type xr) const {
+    check_sizes(x, xr, "to_reordered");
+    dd::detail::gather_blocks<Scalar, Device>(new_to_old_, block_size(), x, xr);
+  }
+  void from_reordered(const_vector_type xr, vector_type x) const {
+    check_sizes(xr, x, "from_reordered");
+    dd::detail::gather_blocks<Scalar, Device>(old_to_new_, block_size(), xr, x);
+  }
+
+  /// z = (L D U')^{-1} r, both in the reordered numbering, r and z distinct.
+  void apply_reordered(const_vector_type r, vector_type z, DdApply variant) const {
+    check_sizes(r, z, to_string(variant));
+    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+      constexpr int b = decltype(B)::value;
+      dd::DagPlan plan;
+      switch (variant) {
+        case DdApply::dag_ec_ILD_UO: {
+          plan.lower = dd::LowerStep::with_diagonal;
+          dd::run_dag<b>(factors_, plan, r, work_);
+          plan.lower = dd::LowerStep::none;
+          plan.upper = true;
+          dd::run_dag<b>(factors_, plan, const_vector_type(work_), z);
+          return;
+        }
+        case DdApply::dag_vc_ILDUO_fused: plan.vertex_centric = true; break;
+        case DdApply::dag_ec_ILDUO_fused: break;
+      }
+      plan.scale_after_lower = true;
+      plan.upper = true;
+      dd::run_dag<b>(factors_, plan, r, z);
+    });
+  }
+  void apply_reordered(const_vector_type r, vector_type z) const { apply_reordered(r, z, options_.apply); }
+
+  /// y = (L D)^{-1} r (the lower solves of Table 5.2), reordered numbering.
+  void lower_solve_reordered(const_vector_type r, vector_type y, DdLowerSolve variant) const {
+    check_sizes(r, y, to_string(variant));
+    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+      constexpr int b = decltype(B)::value;
+      dd::DagPlan plan;
+      plan.lower = dd::LowerStep::with_diagonal;
+      switch (variant) {
+        case DdLowerSolve::spin_loop_lds: dd::run_spin_loop<b>(factors_, flags_, next_epoch(), r, y); return;
+        case DdLowerSolve::dag_ec_no_lds: plan.scratch_vector = false; break;
+        case DdLowerSolve::dag_ec_lds: break;
+        case DdLowerSolve::dag_ec_lds_ud:
+          plan.lower = dd::LowerStep::unit;
+          plan.scale_after_lower = true;
+          break;
+      }
+      dd::run_dag<b>(factors_, plan, r, y);
+    });
+  }
+
+  /// z = M^{-1} r in the original numbering.
+  void apply(const_vector_type r, vector_type z, DdApply variant) const {
+    check_sizes(r, z, "apply");
+    to_reordered(r, permuted_in_);
+    apply_reordered(const_vector_type(permuted_in_), permuted_out_, variant);
+    from_reordered(const_vector_type(permuted_out_), z);
+  }
+  void apply(const_vector_type r, vector_type z) const { apply(r, z, options_.apply); }
+
+ private:
+  void setup(const HostBsr& A) {
+    const int b = A.block_size;
+    if (b < 1 || b > 8)
+      throw StructureError("domain-decomposition ILU0: block size " + std::to_string(b) +
+                           " is outside the supported 1..8");
+    report_.rows_that_fit = rows_that_fit(b);
+    report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
+    dd::detail::HostSetup host = dd::detail::prepare_subdomains(A, options_, report_.rows_that_fit, report_);
+    auto t0 = std::chrono::steady_clock::now();
+    reordered_ = copy_to<Device>(host.reordered);
+    layout_ = host.layout;
+    new_to_old_ = dd::detail::to_device<Device>(host.layout.new_to_old, "dd_new_to_old");
+    std::vector<ordinal_t> old_to_new(host.layout.new_to_old.size());
+    for (size_t i = 0; i < old_to_new.size(); ++i) old_to_new[host.layout.new_to_old[i]] = ordinal_t(i);
+    old_to_new_ = dd::detail::to_device<Device>(old_to_new, "dd_old_to_new");
+
+    auto& f = factors_;
+    f.block_size = b;
+    f.num_rows = A.num_block_rows;
+    f.max_subdomain_rows = report_.largest_subdomain;
+    f.sub_start = dd::detail::to_device<Device>(host.layout.sub_start, "dd_sub_start");
+    f.L_map = dd::detail::to_device<Device>(host.lower.map, "dd_L_map");
+    f.L_col = dd::detail::to_device<Device>(host.lower.col, "dd_L_col");
+    f.U_map = dd::detail::to_device<Device>(host.upper.map, "dd_U_map");
+    f.U_col = dd::detail::to_device<Device>(host.upper.col, "dd_U_col");
+    f.L_val = to_scalar_view(host.lower.val, "dd_L_val");
+    f.U_val = to_scalar_view(host.upper.val, "dd_U_val");
+    f.LD_val = vector_type("dd_LD_val", host.lower.val.size());
+    f.inv_diag = vector_type("dd_inv_diag", host.diag.size());
+    vector_type diag = to_scalar_view(host.diag, "dd_diag");
+    const ordinal_t max_rows = f.max_subdomain_rows;
+    f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows);
+    f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows);
+    exec().fence();
+    report_.seconds_analysis = seconds_since(t0);
+    report_.lower_levels_max = f.lower.max_levels;
+    report_.upper_levels_max = f.upper.max_levels;
+
+    t0 = std::chrono::steady_clock::now();
+    dd::FactorizationOutcome out;
+    dd::detail::dispatch_block_size(b, [&](auto B) {
+      out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots);
+    });
+    exec().fence();
+    report_.seconds_factorization = seconds_since(t0);
+    const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
+    if (bad >= 0) {
+      auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
+      throw PivotError(std::string("domain-decomposition ILU0: ") +
+                           (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
+                           " pivot (block row in the original numbering)",
+                       host.layout.new_to_old[bad], d(size_t(bad) * b * b));
+    }
+    report_.boosted_pivots = out.boosted;
+    const size_t n = size_t(f.num_rows) * b;
+    work_ = vector_type("dd_work", n);
+    permuted_in_ = vector_type("dd_permuted_in", n);
+    permuted_out_ = vector_type("dd_permuted_out", n);
+    flags_ = Kokkos::View<int*, Device>("dd_ready_flags", f.num_rows);
+  }
+
+  static double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  static vector_type to_scalar_view(const std::vector<double>& v, const char* name) {
+    std::vector<Scalar> s(v.begin(), v.end());
+    return dd::detail::to_device<Device>(s, name);
+  }
+  void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
+    const size_t n = size_t(num_rows());
+    if (in.extent(0) != n || out.extent(0) != n)
+      throw StructureError(what + ": vectors of " + std::to_string(in.extent(0)) + " and " +
+                           std::to_string(out.extent(0)) + " entries for " + std::to_string(n) + " rows");
+  }
+  /// The spin-loop flags hold the number of the solve that set them; after
+  /// INT_MAX solves they are cleared and the count starts again.
+  int next_epoch() const {
+    if (epoch_ == INT_MAX) Kokkos::deep_copy(flags_, 0), epoch_ = 0;
+    return ++epoch_;
+  }
+
+  DdOptions options_;
+  DdReport report_;
+  SubdomainLayout layout_;
+  BsrMatrix<Scalar, Device> reordered_;
+  Kokkos::View<ordinal_t*, Device> new_to_old_, old_to_new_;
+  dd::SubdomainFactors<Scalar, Device> factors_;
+  vector_type work_, permuted_in_, permuted_out_;
+  Kokkos::View<int*, Device> flags_;
+  mutable int epoch_ = 0;
+};
+
+}  // namespace trellis

@@ -1,0 +1,187 @@
+#pragma once
+// The subdomain solve kernels (seed 000, sections 4.1-4.4). One team per
+// subdomain; the subdomain's part of the vector lives in team scratch
+// ("lds") unless a variant says otherwise.
+//
+// All DAG variants are one kernel, run_dag, steered by a DagPlan: which
+// lower solve (none, unit L, or L D with the row scaling after each level),
+// whether D^{-1} scales every row after it, whether the unit upper U' solve
+// follows (fusion, section 4.4), and vertex- or edge-centric traversal.
+#include <Kokkos_Core.hpp>
+
+#include "trellis/dd/detail/block_ops.hpp"
+#include "trellis/dd/subdomain_factors.hpp"
+
+namespace trellis::dd {
+
+enum class LowerStep { none, unit, with_diagonal };
+
+struct DagPlan {
+  bool scratch_vector = true;  // lds: the subdomain's vector in team scratch
+  bool vertex_centric = false;
+  LowerStep lower = LowerStep::unit;
+  bool scale_after_lower = false;  // x = D^{-1} x on all rows (ILDU0)
+  bool upper = false;              // unit U' solve
+};
+
+namespace detail {
+
+/// Edge-centric level g (section 4.2.4): one team thread per entry of the
+/// level's rows, x_i -= T_ij x_j with atomics. x points at row lo.
+template <int B, class Member, class Sched, class Col, class Val, class Scalar>
+KOKKOS_INLINE_FUNCTION void edge_level(const Member& m, const Sched& s, ordinal_t g, const Col& col,
+                                       const Val& val, Scalar* x, ordinal_t lo) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, s.edge_ptr(g), s.edge_ptr(g + 1)), [&](offset_t e) {
+    const offset_t k = s.edge_pos(e);
+    Scalar v[B];
+    block_matvec<B>(&val(k * B * B), x + (col(k) - lo) * B, v);
+    Scalar* xi = x + (s.edge_row(e) - lo) * B;
+    for (int c = 0; c < B; ++c) Kokkos::atomic_add(xi + c, -v[c]);
+  });
+}
+
+/// Vertex-centric level g (section 4.2.3): one team thread per row, its
+/// entries in order, so the result is bit-reproducible.
+template <int B, class Member, class Sched, class Map, class Col, class Val, class Scalar>
+KOKKOS_INLINE_FUNCTION void vertex_level(const Member& m, const Sched& s, ordinal_t g, const Map& map,
+                                         const Col& col, const Val& val, Scalar* x, ordinal_t lo) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, s.level_ptr(g), s.level_ptr(g + 1)), [&](offset_t p) {
+    const ordinal_t i = s.level_rows(p);
+    Scalar acc[B];
+    for (int c = 0; c < B; ++c) acc[c] = x[(i - lo) * B + c];
+    for (offset_t k = map(i); k < map(i + 1); ++k) block_matvec_sub<B>(&val(k * B * B), x + (col(k) - lo) * B, acc);
+    for (int c = 0; c < B; ++c) x[(i - lo) * B + c] = acc[c];
+  });
+}
+
+/// x_i = D_i^{-1} x_i for the rows rows(p), p in [begin, end).
+template <int B, class Member, class Rows, class Inv, class Scalar>
+KOKKOS_INLINE_FUNCTION void scale_rows(const Member& m, offset_t begin, offset_t end, const Rows& rows,
+                                       const Inv& inv_diag, Scalar* x, ordinal_t lo) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, begin, end), [&](offset_t p) {
+    const ordinal_t i = rows(p);
+    Scalar v[B];
+    block_matvec<B>(&inv_diag(i * B * B), x + (i - lo) * B, v);
+    for (int c = 0; c < B; ++c) x[(i - lo) * B + c] = v[c];
+  });
+}
+
+struct Identity {
+  KOKKOS_INLINE_FUNCTION ordinal_t operator()(offset_t p) const { return ordinal_t(p); }
+};
+
+template <class Exec>
+constexpr bool on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+}
+
+}  // namespace detail
+
+/// out = the plan applied to in (both in the reordered numbering; may not alias).
+template <int B, class Scalar, class Device>
+void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
+             Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const size_t scratch = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
+  const SubdomainFactors<Scalar, Device> F = f;
+  const DagPlan P = plan;
+  Kokkos::parallel_for(
+      "trellis::dd::dag", policy(f.num_subdomains(), detail::on_host<exec>() ? 1 : 256)
+                               .set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const typename policy::member_type& m) {
+        const ordinal_t s = m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
+        Scalar* x = out.data() + size_t(lo) * B;
+        if (P.scratch_vector) x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
+                             [&](ordinal_t t) { x[t] = in(size_t(lo) * B + t); });
+        m.team_barrier();
+        if (P.lower != LowerStep::none) {
+          const auto& val = P.lower == LowerStep::unit ? F.L_val : F.LD_val;
+          for (ordinal_t g = F.lower.level_begin(s); g < F.lower.level_begin(s + 1); ++g) {
+            if (P.vertex_centric)
+              detail::vertex_level<B>(m, F.lower, g, F.L_map, F.L_col, val, x, lo);
+            else
+              detail::edge_level<B>(m, F.lower, g, F.L_col, val, x, lo);
+            m.team_barrier();
+            if (P.lower == LowerStep::with_diagonal) {
+              detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows,
+                                    F.inv_diag, x, lo);
+              m.team_barrier();
+            }
+          }
+        }
+        if (P.scale_after_lower) {
+          detail::scale_rows<B>(m, lo, hi, detail::Identity(), F.inv_diag, x, lo);
+          m.team_barrier();
+        }
+        if (P.upper) {
+          for (ordinal_t g = F.upper.level_begin(s); g < F.upper.level_begin(s + 1); ++g) {
+            if (P.vertex_centric)
+              detail::vertex_level<B>(m, F.upper, g, F.U_map, F.U_col, F.U_val, x, lo);
+            else
+              detail::edge_level<B>(m, F.upper, g, F.U_col, F.U_val, x, lo);
+            m.team_barrier();
+          }
+        }
+        if (P.scratch_vector)
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
+                               [&](ordinal_t t) { out(size_t(lo) * B + t) = x[t]; });
+      });
+}
+
+/// Algorithm 4.1: y = (L D)^{-1} r with ready flags. Team threads (a warp of
+/// vector lanes each on GPUs) take the subdomain's rows in increasing order;
+/// a row's lanes split its entries and spin on the flags of the rows they
+/// need, which are always rows taken earlier by running threads of the same
+/// team: no deadlock whatever the hardware schedules. The solved values live
+/// in scratch; flags hold the number of the solve (epoch) that wrote them, so
+/// they never need resetting.
+template <int B, class Scalar, class Device>
+void run_spin_loop(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*, Device> flags, int epoch,
+                   Kokkos::View<const Scalar*, Device> r, Kokkos::View<Scalar*, Device> y) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const bool host = detail::on_host<exec>();
+  const int lanes = host ? 1 : 32, threads = host ? 1 : 8;
+  const size_t scratch = scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B);
+  const SubdomainFactors<Scalar, Device> F = f;
+  Kokkos::parallel_for(
+      "trellis::dd::spin_loop", policy(f.num_subdomains(), threads, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const typename policy::member_type& m) {
+        const ordinal_t s = m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
+        Scalar* x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();
+        for (ordinal_t i = lo + m.team_rank(); i < hi; i += m.team_size()) {
+          Scalar acc[B];
+          for (int c = 0; c < B; ++c) {
+            Scalar part = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(m, F.L_map(i), F.L_map(i + 1)),
+                [&](offset_t k, Scalar& a) {
+                  const ordinal_t j = F.L_col(k);
+                  while (Kokkos::volatile_load(&flags(j)) != epoch) {
+                  }
+                  Kokkos::memory_fence();  // acquire: x_j is read after its flag
+                  for (int d = 0; d < B; ++d)
+                    a += F.LD_val(k * B * B + c * B + d) * Kokkos::volatile_load(&x[(j - lo) * B + d]);
+                },
+                part);
+            acc[c] = r(size_t(i) * B + c) - part;
+          }
+          Kokkos::single(Kokkos::PerThread(m), [&]() {
+            Scalar v[B];
+            detail::block_matvec<B>(&F.inv_diag(size_t(i) * B * B), acc, v);
+            for (int c = 0; c < B; ++c) Kokkos::volatile_store(&x[(i - lo) * B + c], v[c]);
+            Kokkos::memory_fence();  // release: the value before its flag
+            Kokkos::volatile_store(&flags(i), epoch);
+          });
+        }
+        m.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
+                             [&](ordinal_t t) { y(size_t(lo) * B + t) = x[t]; });
+      });
+}
+
+}  // namespace trellis::dd

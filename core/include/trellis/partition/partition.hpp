@@ -1,0 +1,56 @@
+#pragma once
+// Partitions of a matrix's (block) rows into subdomains (seed 000, section 3):
+// geometric cuts of a Cartesian grid (Algorithm 3.1), METIS k-way on the
+// matrix graph, or contiguous chunks of the given order. Every partitioner
+// returns subdomains of at most max_rows rows, the limit the team scratch of
+// the subdomain solves sets.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "trellis/core/csr_matrix.hpp"
+
+namespace trellis {
+
+struct Partition {
+  ordinal_t num_parts = 0;
+  std::vector<ordinal_t> part;  // part of each row, in [0, num_parts)
+  ordinal_t largest_part() const;
+};
+
+using GridDims = std::array<ordinal_t, 3>;  // nx, ny, nz (x fastest)
+
+/// Algorithm 3.1: row i + nx (j + ny k) of an nx x ny x nz grid goes to the
+/// box (i / bx, j / by, k / bz). Boxes at the far faces are smaller when the
+/// box does not divide the grid.
+Partition geometric_partition(GridDims grid, GridDims box);
+
+/// The most cubic box with at most max_rows points for a grid (used when the
+/// caller gives the grid but no box).
+GridDims geometric_box(GridDims grid, ordinal_t max_rows);
+
+/// METIS k-way partition of the symmetrized graph of A's pattern, k =
+/// ceil(n / rows_per_part), then rebalanced to uniform sizes: rows ordered by
+/// METIS part (original order inside a part) and cut into consecutive chunks
+/// of rows_per_part, so every subdomain but the last has exactly that many
+/// rows. Throws InputError when Trellis was built without METIS.
+Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part);
+
+/// Consecutive chunks of rows_per_part rows in the given order.
+Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part);
+
+/// True when this build has METIS.
+bool have_metis();
+
+}  // namespace trellis
+
+namespace trellis {
+
+/// How the domain-decomposition preconditioner partitions: geometric cuts
+/// when the grid is known, METIS when built with it, else contiguous chunks.
+enum class Partitioner { automatic, geometric, metis, contiguous };
+const char* to_string(Partitioner p);
+/// Inverse of to_string; throws InputError listing the names.
+Partitioner parse_partitioner(const std::string& name);
+
+}  // namespace trellis

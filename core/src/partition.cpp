@@ -1,0 +1,148 @@
+#include "trellis/partition/partition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "trellis/config.hpp"
+#include "trellis/core/errors.hpp"
+#if TRELLIS_ENABLE_METIS
+#include <metis.h>
+#endif
+
+namespace trellis {
+
+ordinal_t Partition::largest_part() const {
+  std::vector<ordinal_t> size(num_parts, 0);
+  for (ordinal_t p : part) ++size[p];
+  return size.empty() ? 0 : *std::max_element(size.begin(), size.end());
+}
+
+namespace {
+void require_positive(ordinal_t v, const std::string& what) {
+  if (v < 1) throw InputError(what + " must be positive, got " + std::to_string(v));
+}
+ordinal_t ceil_div(ordinal_t a, ordinal_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+Partition geometric_partition(GridDims grid, GridDims box) {
+  for (int d = 0; d < 3; ++d) {
+    require_positive(grid[d], "geometric partition: grid dimension " + std::to_string(d));
+    require_positive(box[d], "geometric partition: box dimension " + std::to_string(d));
+  }
+  const ordinal_t bx = ceil_div(grid[0], box[0]), by = ceil_div(grid[1], box[1]);
+  const ordinal_t bz = ceil_div(grid[2], box[2]);
+  Partition p;
+  p.num_parts = bx * by * bz;
+  p.part.resize(size_t(grid[0]) * grid[1] * grid[2]);
+  for (ordinal_t k = 0; k < grid[2]; ++k)
+    for (ordinal_t j = 0; j < grid[1]; ++j)
+      for (ordinal_t i = 0; i < grid[0]; ++i)
+        p.part[i + size_t(grid[0]) * (j + size_t(grid[1]) * k)] =
+            i / box[0] + bx * (j / box[1] + by * (k / box[2]));
+  return p;
+}
+
+GridDims geometric_box(GridDims grid, ordinal_t max_rows) {
+  require_positive(max_rows, "geometric partition: rows per subdomain");
+  // Grow the box one dimension at a time, always the one with the most boxes
+  // left along it, while it fits: near-cubic boxes drop the fewest entries.
+  GridDims box{1, 1, 1};
+  while (true) {
+    int best = -1;
+    double best_boxes = 1.0;
+    for (int d = 0; d < 3; ++d) {
+      if (box[d] >= grid[d]) continue;
+      GridDims grown = box;
+      grown[d] *= 2;
+      grown[d] = std::min(grown[d], grid[d]);
+      if (double(grown[0]) * grown[1] * grown[2] > max_rows) continue;
+      const double boxes = double(grid[d]) / box[d];
+      if (boxes > best_boxes) best = d, best_boxes = boxes;
+    }
+    if (best < 0) return box;
+    box[best] = std::min(box[best] * 2, grid[best]);
+  }
+}
+
+Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {
+  require_positive(rows_per_part, "contiguous partition: rows per subdomain");
+  Partition p;
+  p.num_parts = ceil_div(std::max<ordinal_t>(num_rows, 1), rows_per_part);
+  p.part.resize(num_rows);
+  for (ordinal_t i = 0; i < num_rows; ++i) p.part[i] = i / rows_per_part;
+  return p;
+}
+
+bool have_metis() { return TRELLIS_ENABLE_METIS != 0; }
+
+Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
+  require_positive(rows_per_part, "METIS partition: rows per subdomain");
+  if (!A.is_square()) throw StructureError("METIS partition: matrix is not square");
+  const ordinal_t n = A.num_rows;
+  const ordinal_t k = ceil_div(std::max<ordinal_t>(n, 1), rows_per_part);
+  std::vector<ordinal_t> metis_part(n, 0);
+  if (k > 1) {
+#if TRELLIS_ENABLE_METIS
+    // Symmetrized adjacency without self loops: METIS wants an undirected graph.
+    std::vector<std::vector<idx_t>> adj(n);
+    for (ordinal_t i = 0; i < n; ++i)
+      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+        const ordinal_t j = A.entries(q);
+        if (j != i) adj[i].push_back(j), adj[j].push_back(i);
+      }
+    std::vector<idx_t> xadj(1, 0), adjncy;
+    for (auto& a : adj) {
+      std::sort(a.begin(), a.end());
+      a.erase(std::unique(a.begin(), a.end()), a.end());
+      adjncy.insert(adjncy.end(), a.begin(), a.end());
+      xadj.push_back(idx_t(adjncy.size()));
+    }
+    idx_t nv = n, ncon = 1, nparts = k, objval = 0;
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;  // the same partition every run
+    std::vector<idx_t> part(n);
+    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                                       nullptr, &nparts, nullptr, nullptr, options, &objval,
+                                       part.data());
+    if (rc != METIS_OK) throw Error("METIS_PartGraphKway failed with status " + std::to_string(rc));
+    std::copy(part.begin(), part.end(), metis_part.begin());
+#else
+    throw InputError("METIS partition requested but this Trellis build has no METIS");
+#endif
+  }
+  // Rebalance: rows in METIS-part order, cut into equal consecutive chunks.
+  std::vector<ordinal_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](ordinal_t a, ordinal_t b) { return metis_part[a] < metis_part[b]; });
+  Partition p;
+  p.num_parts = k;
+  p.part.resize(n);
+  for (ordinal_t pos = 0; pos < n; ++pos) p.part[order[pos]] = pos / rows_per_part;
+  return p;
+}
+
+}  // namespace trellis
+
+namespace trellis {
+
+const char* to_string(Partitioner p) {
+  switch (p) {
+    case Partitioner::automatic: return "auto";
+    case Partitioner::geometric: return "geometric";
+    case Partitioner::metis: return "metis";
+    case Partitioner::contiguous: return "contiguous";
+  }
+  return "?";
+}
+
+Partitioner parse_partitioner(const std::string& name) {
+  for (Partitioner p : {Partitioner::automatic, Partitioner::geometric, Partitioner::metis,
+                        Partitioner::contiguous})
+    if (name == to_string(p)) return p;
+  throw InputError("unknown partitioner '" + name + "' (expected one of: auto, geometric, metis, contiguous)");
+}
+
+}  // namespace trellis

@@ -1,0 +1,286 @@
+// Domain-decomposition ILU0/ILDU0 (seed 000): partitioning, reordering and
+// dropping on the host; factorization, analysis and every solve variant on
+// each backend against a serial block-ILU0 reference of the same
+// block-diagonal matrix.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "dd_reference.hpp"
+#include "test_support.hpp"
+#include "trellis/dd/domain_decomposition_ilu.hpp"
+#include "trellis/gallery/gallery.hpp"
+#include "trellis/io/matrix_market.hpp"
+#include "trellis/partition/subdomain_layout.hpp"
+
+namespace trellis {
+namespace {
+
+// ---- host-side pieces -------------------------------------------------------
+
+TEST(Partition, GeometricCutsFollowAlgorithm31) {
+  const Partition p = geometric_partition({6, 4, 3}, {2, 3, 2});
+  EXPECT_EQ(p.num_parts, 3 * 2 * 2);
+  for (ordinal_t k = 0; k < 3; ++k)
+    for (ordinal_t j = 0; j < 4; ++j)
+      for (ordinal_t i = 0; i < 6; ++i)
+        EXPECT_EQ(p.part[i + 6 * (j + 4 * k)], i / 2 + 3 * (j / 3 + 2 * (k / 2)));
+  EXPECT_EQ(p.largest_part(), 12);
+}
+
+TEST(Partition, GeometricBoxFitsAndIsNearCubic) {
+  const GridDims box = geometric_box({64, 64, 64}, 2048);
+  EXPECT_LE(box[0] * box[1] * box[2], 2048);
+  EXPECT_GE(box[0] * box[1] * box[2], 1024);
+  EXPECT_LE(std::max({box[0], box[1], box[2]}), 2 * std::min({box[0], box[1], box[2]}));
+}
+
+TEST(Partition, MetisGivesUniformSubdomains) {
+  if (!have_metis()) GTEST_SKIP() << "built without METIS";
+  const HostCsr A = gallery::laplace3d_7pt(12, 11, 10);
+  const Partition p = metis_partition(A, 100);
+  EXPECT_EQ(p.num_parts, 14);
+  std::vector<int> size(p.num_parts, 0);
+  for (ordinal_t q : p.part) ++size[q];
+  for (ordinal_t q = 0; q + 1 < p.num_parts; ++q) EXPECT_EQ(size[q], 100);
+  EXPECT_EQ(size.back(), 1320 - 13 * 100);
+}
+
+TEST(Partition, BadInputIsNamed) {
+  EXPECT_THROW(geometric_partition({4, 4, 0}, {2, 2, 2}), InputError);
+  EXPECT_THROW(contiguous_partition(10, 0), InputError);
+  EXPECT_THROW(parse_partitioner("kway"), InputError);
+  Partition p = contiguous_partition(4, 2);
+  p.part[1] = 7;
+  EXPECT_THROW(group_rows_by_part(p), InputError);
+}
+
+TEST(SubdomainLayout, ReorderMapsEveryBlockAndDropCountsWhatLeaves) {
+  const HostBsr A = gallery::block_laplace3d(5, 4, 3, 2);
+  const SubdomainLayout layout = group_rows_by_part(geometric_partition({5, 4, 3}, {2, 2, 3}));
+  const HostBsr R = reorder_bsr(A, layout.new_to_old);
+  ASSERT_EQ(R.nnz_blocks(), A.nnz_blocks());
+  std::vector<ordinal_t> old_to_new(A.num_block_rows);
+  for (ordinal_t i = 0; i < A.num_block_rows; ++i) old_to_new[layout.new_to_old[i]] = i;
+  std::vector<ordinal_t> sub(A.num_block_rows);
+  for (ordinal_t s = 0; s < layout.num_subdomains(); ++s)
+    for (ordinal_t i = layout.sub_start[s]; i < layout.sub_start[s + 1]; ++i) sub[i] = s;
+  offset_t between = 0;
+  for (ordinal_t i = 0; i < A.num_block_rows; ++i) {
+    const ordinal_t m = layout.new_to_old[i];
+    for (offset_t q = A.row_map(m); q < A.row_map(m + 1); ++q) {
+      const ordinal_t j = old_to_new[A.entries(q)];
+      if (sub[j] != sub[i]) ++between;
+      bool found = false;
+      for (offset_t t = R.row_map(i); t < R.row_map(i + 1); ++t)
+        if (R.entries(t) == j) {
+          found = true;
+          for (int e = 0; e < 4; ++e) EXPECT_EQ(R.values(t * 4 + e), A.values(q * 4 + e));
+        }
+      EXPECT_TRUE(found) << "block (" << m << ", " << A.entries(q) << ") lost";
+    }
+    for (offset_t t = R.row_map(i) + 1; t < R.row_map(i + 1); ++t) EXPECT_LT(R.entries(t - 1), R.entries(t));
+  }
+  offset_t dropped = -1;
+  const HostBsr D = drop_between_subdomains(R, layout, dropped);
+  EXPECT_EQ(dropped, between);
+  EXPECT_GT(dropped, 0);
+  EXPECT_EQ(D.nnz_blocks() + dropped, A.nnz_blocks());
+}
+
+// ---- device kernels against the reference ------------------------------------
+
+template <class Device>
+class DomainDecomposition : public ::testing::Test {};
+TYPED_TEST_SUITE(DomainDecomposition, test::Backends, test::BackendNames);
+
+using Vec = std::vector<double>;
+
+/// Reference of the preconditioner M built: the same permutation and
+/// subdomains, the serial block ILU0 of the dropped matrix.
+template <class M>
+test::ReferenceIlu0 reference_for(const HostBsr& A, const M& dd) {
+  const HostBsr R = reorder_bsr(A, dd.layout().new_to_old);
+  offset_t dropped = 0;
+  return test::reference_ilu0(drop_between_subdomains(R, dd.layout(), dropped));
+}
+
+Vec permute_blocks(const Vec& x, const std::vector<ordinal_t>& new_to_old, int b, bool forward) {
+  Vec y(x.size());
+  for (size_t i = 0; i < new_to_old.size(); ++i)
+    for (int c = 0; c < b; ++c) {
+      if (forward) y[i * b + c] = x[size_t(new_to_old[i]) * b + c];
+      else y[size_t(new_to_old[i]) * b + c] = x[i * b + c];
+    }
+  return y;
+}
+
+/// Every application and lower-solve variant against the reference, outputs
+/// poisoned with NaN first.
+template <class Device>
+void expect_all_variants_match(const HostBsr& A, const DdOptions& options, const std::string& what) {
+  SCOPED_TRACE(what);
+  DomainDecompositionIlu<double, Device> dd(A, options);
+  const test::ReferenceIlu0 ref = reference_for(A, dd);
+  ASSERT_EQ(ref.bad_row, -1) << "reference ILU0 hit a singular pivot";
+  const int b = A.block_size;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Vec r = test::random_vector(size_t(A.num_rows()), seed);
+  const auto& n2o = dd.layout().new_to_old;
+  const Vec r_new = permute_blocks(r, n2o, b, true);
+  const Vec apply_ref = permute_blocks(test::reference_solve(ref, r_new, true), n2o, b, false);
+  const Vec lower_ref = test::reference_solve(ref, r_new, false);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  auto rd = test::device_vector<Device>(r);
+  auto rd_new = test::device_vector<Device>(r_new);
+  for (DdApply v : all_dd_applies()) {
+    auto z = test::device_vector<Device>(Vec(r.size(), nan));
+    dd.apply(rd, z, v);
+    EXPECT_LT(test::relative_error(test::host_vector(z), apply_ref), 1e-11) << to_string(v);
+  }
+  for (DdLowerSolve v : all_dd_lower_solves()) {
+    auto y = test::device_vector<Device>(Vec(r.size(), nan));
+    test::run_with_watchdog(to_string(v), 60, [&] { dd.lower_solve_reordered(rd_new, y, v); });
+    EXPECT_LT(test::relative_error(test::host_vector(y), lower_ref), 1e-11) << to_string(v);
+  }
+}
+
+TYPED_TEST(DomainDecomposition, RandomBlockMatricesEveryBlockSize) {
+  for (int b : {1, 2, 3, 4, 5, 6, 7, 8}) {
+    gallery::RandomOptions o;
+    o.seed = test::fresh_seed();
+    o.bandwidth = 60;
+    o.max_per_row = 6;
+    const HostBsr A = csr_to_bsr(gallery::random_sparse(160 * b, o), b);
+    DdOptions opt;
+    opt.partitioner = Partitioner::contiguous;
+    opt.subdomain_rows = 37;  // many subdomains, a short last one
+    expect_all_variants_match<TypeParam>(A, opt, "random b=" + std::to_string(b) + " seed " +
+                                                     std::to_string(o.seed));
+  }
+}
+
+TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
+  const HostBsr A = gallery::block_laplace3d(14, 12, 10, 3);
+  DdOptions geo;
+  geo.grid = {14, 12, 10};
+  geo.box = {6, 5, 4};
+  expect_all_variants_match<TypeParam>(A, geo, "block laplacian, geometric 6x5x4 boxes");
+  if (have_metis()) {
+    DdOptions metis;
+    metis.partitioner = Partitioner::metis;
+    metis.subdomain_rows = 250;
+    expect_all_variants_match<TypeParam>(A, metis, "block laplacian, METIS 250 rows");
+  }
+}
+
+TYPED_TEST(DomainDecomposition, LayeredCoefficientAndDefaults) {
+  const HostCsr A = gallery::layered_diffusion3d(16, 16, 12, 6.0, test::fresh_seed());
+  expect_all_variants_match<TypeParam>(csr_to_bsr(A, 1), DdOptions{}, "layered, default options");
+  DdOptions geo;
+  geo.grid = {16, 16, 12};
+  expect_all_variants_match<TypeParam>(csr_to_bsr(A, 1), geo, "layered, geometric, box chosen");
+}
+
+TYPED_TEST(DomainDecomposition, RealMatrices) {
+  const auto list = test::real_matrices();
+  TRELLIS_REQUIRE_REAL_MATRICES(list);
+  for (const auto& m : list) {
+    if (m.rows != m.cols || m.rows > 200000) continue;
+    const HostBsr A = csr_to_bsr(io::read_matrix_market(m.path), 1);
+    DdOptions opt;
+    opt.subdomain_rows = 512;
+    try {
+      expect_all_variants_match<TypeParam>(A, opt, m.file);
+    } catch (const PivotError& e) {
+      // Only acceptable when the reference ILU0 of the same matrix fails too.
+      DdOptions probe = opt;
+      probe.pivots.boost = 1e-8;
+      DomainDecompositionIlu<double, TypeParam> dd(A, probe);
+      EXPECT_GE(reference_for(A, dd).bad_row, 0) << m.file << ": " << e.what();
+    }
+  }
+}
+
+TYPED_TEST(DomainDecomposition, VertexCentricIsBitReproducible) {
+  const HostBsr A = gallery::block_laplace3d(16, 16, 16, 3);
+  DomainDecompositionIlu<double, TypeParam> dd(A);
+  auto r = test::device_vector<TypeParam>(test::random_vector(size_t(A.num_rows()), test::fresh_seed()));
+  auto z1 = test::device_vector<TypeParam>(Vec(r.extent(0), 0.0));
+  auto z2 = test::device_vector<TypeParam>(Vec(r.extent(0), 1.0));
+  for (int run = 0; run < 3; ++run) {
+    dd.apply(r, z1, DdApply::dag_vc_ILDUO_fused);
+    dd.apply(r, z2, DdApply::dag_vc_ILDUO_fused);
+    EXPECT_EQ(test::host_vector(z1), test::host_vector(z2));
+  }
+  EXPECT_TRUE(is_bit_reproducible(DdApply::dag_vc_ILDUO_fused));
+  EXPECT_FALSE(is_bit_reproducible(DdApply::dag_ec_ILDUO_fused));
+}
+
+TYPED_TEST(DomainDecomposition, ZeroPivotIsNamedOrBoosted) {
+  HostCsr A = gallery::laplace3d_7pt(6, 6, 6);
+  // Row 100's diagonal becomes zero: the ILU0 pivot of that row is
+  // -sum(l u) != 0 in general, so zero the whole row but the diagonal.
+  const ordinal_t row = 100;
+  for (offset_t q = A.row_map(row); q < A.row_map(row + 1); ++q) A.values(q) = 0;
+  DdOptions opt;
+  opt.partitioner = Partitioner::contiguous;
+  try {
+    DomainDecompositionIlu<double, TypeParam> dd(A, opt);
+    FAIL() << "no PivotError for a zero row";
+  } catch (const PivotError& e) {
+    EXPECT_EQ(e.row(), row) << e.what();
+  }
+  opt.pivots.boost = 1e-3;
+  DomainDecompositionIlu<double, TypeParam> boosted(A, opt);
+  EXPECT_EQ(boosted.report().boosted_pivots, 1);
+  auto r = test::device_vector<TypeParam>(test::random_vector(size_t(A.num_rows), 5));
+  auto z = test::device_vector<TypeParam>(Vec(r.extent(0), 0.0));
+  boosted.apply(r, z);
+  for (double v : test::host_vector(z)) ASSERT_TRUE(std::isfinite(v));
+}
+
+TYPED_TEST(DomainDecomposition, NanAndStructuralErrorsAreNamed) {
+  HostCsr A = gallery::laplace2d_5pt(20, 20);
+  A.values(A.row_map(33)) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW((DomainDecompositionIlu<double, TypeParam>(A)), PivotError);
+
+  const HostCsr L = gallery::random_lower_triangular(50, gallery::TriangularShape::sparse_rows, 3);
+  HostCsr no_diag = gallery::laplace2d_5pt(5, 5);
+  // A matrix whose row 7 lacks its diagonal entry.
+  std::vector<ordinal_t> ti, tj;
+  std::vector<double> tv;
+  for (ordinal_t i = 0; i < no_diag.num_rows; ++i)
+    for (offset_t q = no_diag.row_map(i); q < no_diag.row_map(i + 1); ++q)
+      if (!(i == 7 && no_diag.entries(q) == 7))
+        ti.push_back(i), tj.push_back(no_diag.entries(q)), tv.push_back(no_diag.values(q));
+  try {
+    DomainDecompositionIlu<double, TypeParam> dd(csr_from_triplets(25, 25, ti, tj, tv));
+    FAIL() << "no error for a missing diagonal";
+  } catch (const StructureError& e) {
+    EXPECT_NE(std::string(e.what()).find("block row 7"), std::string::npos) << e.what();
+  }
+  DdOptions geo;
+  geo.grid = {7, 7, 1};
+  EXPECT_THROW((DomainDecompositionIlu<double, TypeParam>(A, geo)), InputError);  // 49 != 400 rows
+  DomainDecompositionIlu<double, TypeParam> ok(L);
+  auto small = test::device_vector<TypeParam>(Vec(10, 1.0));
+  auto z = test::device_vector<TypeParam>(Vec(50, 1.0));
+  EXPECT_THROW(ok.apply(small, z), StructureError);
+}
+
+TYPED_TEST(DomainDecomposition, RequestedSizeThatDoesNotFitIsReported) {
+  const HostBsr A = gallery::block_laplace3d(24, 24, 24, 3);
+  DdOptions opt;
+  opt.subdomain_rows = 1 << 20;
+  DomainDecompositionIlu<double, TypeParam> dd(A, opt);
+  const DdReport& rep = dd.report();
+  EXPECT_LE(rep.largest_subdomain, rep.rows_that_fit);
+  EXPECT_NE(rep.note.find("do not fit"), std::string::npos) << rep.describe();
+  EXPECT_GT(rep.blocks_dropped, 0);
+}
+
+}  // namespace
+}  // namespace trellis
