@@ -1,0 +1,143 @@
+#pragma once
+// cuSPARSE baselines shared by the benchmarks (CUDA builds with
+// TRELLIS_BENCH_CUSPARSE): error checks, the library handle on Kokkos' stream,
+// a generic SpSV triangular solve, and ILU0 (csrilu02) of a CSR matrix.
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TRELLIS_BENCH_CUSPARSE)
+#define TRELLIS_WITH_CUSPARSE 1
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "bench_support.hpp"
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/triangle.hpp"
+
+namespace trellis::bench {
+
+/// Throws, naming the call, unless a cuSPARSE call succeeded.
+inline void check_cusparse(cusparseStatus_t status, const char* call) {
+  if (status != CUSPARSE_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(call) + ": " + cusparseGetErrorString(status));
+}
+/// Throws, naming the call, unless a CUDA runtime call succeeded.
+inline void check_cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
+}
+#define TRELLIS_CUSPARSE(call) ::trellis::bench::check_cusparse((call), #call)
+#define TRELLIS_CUDA(call) ::trellis::bench::check_cuda((call), #call)
+
+/// The run's cuSPARSE library handle, on Kokkos' CUDA stream.
+class CusparseLibrary {
+ public:
+  CusparseLibrary() {
+    TRELLIS_CUSPARSE(cusparseCreate(&handle_));
+    TRELLIS_CUSPARSE(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()));
+  }
+  ~CusparseLibrary() { cusparseDestroy(handle_); }
+  CusparseLibrary(const CusparseLibrary&) = delete;
+  CusparseLibrary& operator=(const CusparseLibrary&) = delete;
+  cusparseHandle_t get() const { return handle_; }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+};
+
+using CudaCsr = CsrMatrix<double, DefaultDevice>;
+using CudaVector = Kokkos::View<double*, DefaultDevice>;
+using CudaConstVector = Kokkos::View<const double*, DefaultDevice>;
+
+/// cuSPARSE's generic SpSV (CSR, 32-bit indices) on one triangle of T (T may
+/// hold both); the analysis is what analysis_seconds() reports.
+class CusparseSpsv {
+ public:
+  CusparseSpsv(cusparseHandle_t handle, const CudaCsr& T, Triangle tri, bool unit_diagonal,
+               CudaConstVector b, CudaVector x)
+      : handle_(handle), T_(T) {
+    TRELLIS_CUSPARSE(cusparseCreateCsr(&mat_, T.num_rows, T.num_cols, T.nnz(),
+                                       const_cast<offset_t*>(T.row_map.data()), T.entries.data(),
+                                       T.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    cusparseFillMode_t fill = tri == Triangle::lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
+    cusparseDiagType_t diag = unit_diagonal ? CUSPARSE_DIAG_TYPE_UNIT : CUSPARSE_DIAG_TYPE_NON_UNIT;
+    TRELLIS_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
+    TRELLIS_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
+    TRELLIS_CUSPARSE(cusparseCreateDnVec(&b_, T.num_rows, const_cast<double*>(b.data()), CUDA_R_64F));
+    TRELLIS_CUSPARSE(cusparseCreateDnVec(&x_, T.num_rows, x.data(), CUDA_R_64F));
+    TRELLIS_CUSPARSE(cusparseSpSV_createDescr(&spsv_));
+    analysis_ = fenced_seconds([&] {
+      TRELLIS_CUSPARSE(cusparseSpSV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
+                                               CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_, &buffer_bytes_));
+      TRELLIS_CUDA(cudaMalloc(&buffer_, buffer_bytes_ ? buffer_bytes_ : 1));
+      TRELLIS_CUSPARSE(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
+                                             CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_, buffer_));
+    });
+  }
+  ~CusparseSpsv() {
+    cusparseSpSV_destroyDescr(spsv_);
+    cusparseDestroyDnVec(x_);
+    cusparseDestroyDnVec(b_);
+    cusparseDestroySpMat(mat_);
+    cudaFree(buffer_);
+  }
+  CusparseSpsv(const CusparseSpsv&) = delete;
+  CusparseSpsv& operator=(const CusparseSpsv&) = delete;
+  void solve(CudaConstVector b, CudaVector x) {
+    TRELLIS_CUSPARSE(cusparseDnVecSetValues(b_, const_cast<double*>(b.data())));
+    TRELLIS_CUSPARSE(cusparseDnVecSetValues(x_, x.data()));
+    TRELLIS_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
+                                        CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
+  }
+  double analysis_seconds() const { return analysis_; }
+  size_t buffer_bytes() const { return buffer_bytes_; }
+
+ private:
+  cusparseHandle_t handle_;
+  CudaCsr T_;  // keeps the arrays the descriptor points to alive
+  cusparseSpMatDescr_t mat_ = nullptr;
+  cusparseDnVecDescr_t b_ = nullptr, x_ = nullptr;
+  cusparseSpSVDescr_t spsv_ = nullptr;
+  void* buffer_ = nullptr;
+  size_t buffer_bytes_ = 0;
+  double analysis_ = 0;
+  const double one_ = 1.0;
+};
+
+/// ILU0 of A by cusparseDcsrilu02 (level-scheduled), in a copy of A's values:
+/// L (unit, strict lower) and U (upper with diagonal) share the pattern.
+/// A structural or numerical zero pivot throws naming its row.
+inline CudaCsr cusparse_ilu0(cusparseHandle_t handle, const CudaCsr& A, double& seconds) {
+  CudaCsr LU(A.num_rows, A.num_cols, A.row_map, A.entries,
+             CudaCsr::values_type(Kokkos::ViewAllocateWithoutInitializing("cusparse_ilu0"), A.nnz()));
+  Kokkos::deep_copy(LU.values, A.values);
+  cusparseMatDescr_t descr = nullptr;
+  csrilu02Info_t info = nullptr;
+  void* buffer = nullptr;
+  TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr));
+  TRELLIS_CUSPARSE(cusparseCreateCsrilu02Info(&info));
+  const int n = A.num_rows, nnz = A.nnz();
+  int* rows = const_cast<int*>(LU.row_map.data());
+  int* cols = LU.entries.data();
+  double* vals = LU.values.data();
+  int pivot = -1;
+  seconds = fenced_seconds([&] {
+    int bytes = 0;
+    TRELLIS_CUSPARSE(cusparseDcsrilu02_bufferSize(handle, n, nnz, descr, vals, rows, cols, info, &bytes));
+    TRELLIS_CUDA(cudaMalloc(&buffer, bytes ? bytes : 1));
+    TRELLIS_CUSPARSE(cusparseDcsrilu02_analysis(handle, n, nnz, descr, vals, rows, cols, info,
+                                                CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
+    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) return;
+    TRELLIS_CUSPARSE(cusparseDcsrilu02(handle, n, nnz, descr, vals, rows, cols, info,
+                                       CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
+    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) != CUSPARSE_STATUS_ZERO_PIVOT) pivot = -1;
+  });
+  cudaFree(buffer);
+  cusparseDestroyCsrilu02Info(info);
+  cusparseDestroyMatDescr(descr);
+  if (pivot >= 0) throw std::runtime_error("cusparse csrilu02: zero pivot at row " + std::to_string(pivot));
+  return LU;
+}
+
+}  // namespace trellis::bench
+#endif
