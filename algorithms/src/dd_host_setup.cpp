@@ -87,7 +87,7 @@ void split(const HostBsr& D, const std::vector<ordinal_t>& new_to_old, HostSetup
       t.val.insert(t.val.end(), blk, blk + bb);
     }
     if (!has_diag)
-      throw StructureError("domain-decomposition ILU0: block row " + std::to_string(new_to_old[i]) +
+      throw StructureError("ILU0: block row " + std::to_string(new_to_old[i]) +
                            " has no diagonal block");
     s.lower.map.push_back(offset_t(s.lower.col.size()));
     s.upper.map.push_back(offset_t(s.upper.col.size()));

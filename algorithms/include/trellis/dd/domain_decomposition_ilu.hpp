@@ -62,6 +62,42 @@ void gather_blocks(Kokkos::View<const ordinal_t*, Device> from, int b,
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
 
+/// The host setup's triangles and diagonal on the device, as factors to be
+/// factored in place; returns the diagonal blocks.
+template <class Scalar, class Device>
+Kokkos::View<Scalar*, Device> upload_factors(const HostSetup& host, ordinal_t max_rows,
+                                             SubdomainFactors<Scalar, Device>& f) {
+  using vector_type = Kokkos::View<Scalar*, Device>;
+  auto scalars = [](const std::vector<double>& v, const char* name) {
+    return to_device<Device>(std::vector<Scalar>(v.begin(), v.end()), name);
+  };
+  f.block_size = host.reordered.block_size;
+  f.num_rows = host.reordered.num_block_rows;
+  f.max_subdomain_rows = max_rows;
+  f.sub_start = to_device<Device>(host.layout.sub_start, "dd_sub_start");
+  f.L_map = to_device<Device>(host.lower.map, "dd_L_map");
+  f.L_col = to_device<Device>(host.lower.col, "dd_L_col");
+  f.U_map = to_device<Device>(host.upper.map, "dd_U_map");
+  f.U_col = to_device<Device>(host.upper.col, "dd_U_col");
+  f.L_val = scalars(host.lower.val, "dd_L_val");
+  f.U_val = scalars(host.upper.val, "dd_U_val");
+  f.LD_val = vector_type("dd_LD_val", host.lower.val.size());
+  f.inv_diag = vector_type("dd_inv_diag", host.diag.size());
+  return scalars(host.diag, "dd_diag");
+}
+
+/// PivotError naming the original block row of the first failed pivot.
+template <class Diag>
+void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
+                           const Diag& diag, int b) {
+  const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
+  if (bad < 0) return;
+  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
+  throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
+                       " pivot (block row in the original numbering)",
+                   new_to_old[bad], d(size_t(bad) * b * b));
+}
+
 }  // namespace dd::detail
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -149,6 +185,17 @@ class DomainDecompositionIlu {
     });
   }
 
+  /// z = U'^{-1} r, the second factor of a split application (reordered numbering).
+  void upper_solve_reordered(const_vector_type r, vector_type z) const {
+    check_sizes(r, z, "upper solve");
+    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+      dd::DagPlan plan;
+      plan.lower = dd::LowerStep::none;
+      plan.upper = true;
+      dd::run_dag<decltype(B)::value>(factors_, plan, r, z);
+    });
+  }
+
   /// z = M^{-1} r in the original numbering.
   void apply(const_vector_type r, vector_type z, DdApply variant) const {
     check_sizes(r, z, "apply");
@@ -176,19 +223,7 @@ class DomainDecompositionIlu {
     old_to_new_ = dd::detail::to_device<Device>(old_to_new, "dd_old_to_new");
 
     auto& f = factors_;
-    f.block_size = b;
-    f.num_rows = A.num_block_rows;
-    f.max_subdomain_rows = report_.largest_subdomain;
-    f.sub_start = dd::detail::to_device<Device>(host.layout.sub_start, "dd_sub_start");
-    f.L_map = dd::detail::to_device<Device>(host.lower.map, "dd_L_map");
-    f.L_col = dd::detail::to_device<Device>(host.lower.col, "dd_L_col");
-    f.U_map = dd::detail::to_device<Device>(host.upper.map, "dd_U_map");
-    f.U_col = dd::detail::to_device<Device>(host.upper.col, "dd_U_col");
-    f.L_val = to_scalar_view(host.lower.val, "dd_L_val");
-    f.U_val = to_scalar_view(host.upper.val, "dd_U_val");
-    f.LD_val = vector_type("dd_LD_val", host.lower.val.size());
-    f.inv_diag = vector_type("dd_inv_diag", host.diag.size());
-    vector_type diag = to_scalar_view(host.diag, "dd_diag");
+    vector_type diag = dd::detail::upload_factors<Scalar, Device>(host, report_.largest_subdomain, f);
     const ordinal_t max_rows = f.max_subdomain_rows;
     f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows);
     f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows);
@@ -204,14 +239,7 @@ class DomainDecompositionIlu {
     });
     exec().fence();
     report_.seconds_factorization = seconds_since(t0);
-    const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
-    if (bad >= 0) {
-      auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
-      throw PivotError(std::string("domain-decomposition ILU0: ") +
-                           (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
-                           " pivot (block row in the original numbering)",
-                       host.layout.new_to_old[bad], d(size_t(bad) * b * b));
-    }
+    dd::detail::throw_if_pivot_failed(out, host.layout.new_to_old, diag, b);
     report_.boosted_pivots = out.boosted;
     const size_t n = size_t(f.num_rows) * b;
     work_ = vector_type("dd_work", n);
@@ -222,10 +250,6 @@ class DomainDecompositionIlu {
 
   static double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  static vector_type to_scalar_view(const std::vector<double>& v, const char* name) {
-    std::vector<Scalar> s(v.begin(), v.end());
-    return dd::detail::to_device<Device>(s, name);
   }
   void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
     const size_t n = size_t(num_rows());

@@ -63,19 +63,73 @@ KOKKOS_INLINE_FUNCTION int factor_row(const F& f, const Diag& diag, ordinal_t i,
 
 }  // namespace detail
 
+namespace detail {
+
+/// Pivot outcome of one factored row into the shared status (first tiny row,
+/// first non-finite row, boosted count).
+template <class Status>
+KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
+  if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
+  if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
+  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
+}
+
+template <class Device>
+Kokkos::View<ordinal_t[3], Device> make_pivot_status(ordinal_t n) {
+  Kokkos::View<ordinal_t[3], Device> status("dd_pivot_status");
+  auto h = Kokkos::create_mirror_view(status);
+  h(0) = h(1) = n;
+  h(2) = 0;
+  Kokkos::deep_copy(status, h);
+  return status;
+}
+
+template <class Device>
+FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t[3], Device> status, ordinal_t n) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), status);
+  FactorizationOutcome out;
+  out.tiny_row = h(0) < n ? h(0) : -1;
+  out.non_finite_row = h(1) < n ? h(1) : -1;
+  out.boosted = h(2);
+  return out;
+}
+
+/// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
+/// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
+template <int B, class Scalar, class Device>
+void ildu_postprocess(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
+  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  constexpr int BB = B * B;
+  const SubdomainFactors<Scalar, Device> fc = f;
+  Kokkos::parallel_for(
+      "trellis::dd::pivot_blocks", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+        block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
+      });
+  Kokkos::parallel_for(
+      "trellis::dd::ildu0", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+        for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
+          block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
+        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
+          Scalar u[BB];
+          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
+          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
+        }
+      });
+}
+
+}  // namespace detail
+
 /// Factors in place: on entry L_val / U_val hold A's strict lower / upper
 /// blocks and diag its diagonal blocks, f.lower is analyzed; on exit L_val
-/// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D.
+/// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
+/// (unless a pivot failed: see the outcome).
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
                                        Kokkos::View<Scalar*, Device> diag, PivotOptions pivots) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
-  constexpr int BB = B * B;
   const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename exec::memory_space>::accessible;
-  Kokkos::View<ordinal_t[3], Device> status("dd_pivot_status");  // tiny row, non-finite row, boosted
-  Kokkos::deep_copy(status, f.num_rows);
-  Kokkos::deep_copy(Kokkos::subview(status, 2), 0);
+  auto status = detail::make_pivot_status<Device>(f.num_rows);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;
@@ -87,39 +141,35 @@ FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sched.level_ptr(g), sched.level_ptr(g + 1)),
                                [&](offset_t p) {
                                  const ordinal_t i = sched.level_rows(p);
-                                 const int st = detail::factor_row<B>(fc, diag, i, tol, boost);
-                                 if (st == detail::pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
-                                 if (st == detail::pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
-                                 if (st == detail::pivot_boosted) Kokkos::atomic_increment(&status(2));
+                                 detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
                                });
           m.team_barrier();
         }
       });
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), status);
-  FactorizationOutcome out;
-  out.tiny_row = h(0) < f.num_rows ? h(0) : -1;
-  out.non_finite_row = h(1) < f.num_rows ? h(1) : -1;
-  out.boosted = h(2);
-  if (out.tiny_row >= 0 || out.non_finite_row >= 0) return out;
+  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
+  return out;
+}
 
-  // ILDU0 post-processing. D is rebuilt as (D^{-1})^{-1} so that a boosted
-  // pivot is the same in every variant.
-  using range = Kokkos::RangePolicy<exec>;
-  auto inv_diag = f.inv_diag;
-  Kokkos::parallel_for(
-      "trellis::dd::pivot_blocks", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
-        detail::block_invert<B>(&inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
-      });
-  Kokkos::parallel_for(
-      "trellis::dd::ildu0", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
-        for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
-          detail::block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
-        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
-          Scalar u[BB];
-          detail::block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
-          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
-        }
-      });
+/// The same factorization without subdomains (the global ILU0): one launch
+/// per level of the lower triangle, one row per thread. level_rows /
+/// level_ptr_host as in LevelSets.
+template <int B, class Scalar, class Device>
+FactorizationOutcome factor_by_levels(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                                      PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
+                                      Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host) {
+  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  auto status = detail::make_pivot_status<Device>(f.num_rows);
+  const SubdomainFactors<Scalar, Device> fc = f;
+  const double tol = pivots.tolerance, boost = pivots.boost;
+  for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
+    Kokkos::parallel_for(
+        "trellis::ilu0::level", range(level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
+          const ordinal_t i = level_rows(p);
+          detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
+        });
+  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
   return out;
 }
 

@@ -1,0 +1,88 @@
+#pragma once
+// ILU0 of a whole CSR matrix (no subdomains), applied with any of the
+// triangular-solve algorithms: the global-ILU0 preconditioner the
+// domain-decomposition one is measured against, and a preconditioner in its
+// own right. The factorization is the subdomain ILU0's row update, run level
+// by level of the lower triangle (one launch per level); its factors are
+// A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
+#include <Kokkos_Core.hpp>
+#include <chrono>
+
+#include "trellis/core/level_sets.hpp"
+#include "trellis/dd/domain_decomposition_ilu.hpp"
+#include "trellis/trsv/triangular_solver.hpp"
+
+namespace trellis {
+
+template <class Scalar = double, class Device = DefaultDevice>
+class GlobalIlu0 {
+ public:
+  using vector_type = Kokkos::View<Scalar*, Device>;
+  using const_vector_type = Kokkos::View<const Scalar*, Device>;
+  using exec = typename Device::execution_space;
+
+  /// Throws PivotError naming the row of a zero, tiny or non-finite pivot
+  /// (unless pivots.boost is set), StructureError for a missing diagonal.
+  GlobalIlu0(const HostCsr& A, dd::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
+    DdOptions whole;
+    whole.partitioner = Partitioner::contiguous;
+    whole.subdomain_rows = std::max<ordinal_t>(A.num_rows, 1);
+    DdReport unused;
+    const auto host = dd::detail::prepare_subdomains(csr_to_bsr(A, 1), whole, whole.subdomain_rows, unused);
+    dd::SubdomainFactors<Scalar, Device> f;
+    vector_type diag = dd::detail::upload_factors<Scalar, Device>(host, A.num_rows, f);
+    const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
+    auto t0 = std::chrono::steady_clock::now();
+    const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);
+    exec().fence();
+    analysis_seconds_ = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const auto out = dd::factor_by_levels<1>(f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
+                                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host));
+    exec().fence();
+    factorization_seconds_ = seconds_since(t0);
+    dd::detail::throw_if_pivot_failed(out, host.layout.new_to_old, diag, 1);
+    boosted_ = out.boosted;
+    inv_diag_ = f.inv_diag;
+    t0 = std::chrono::steady_clock::now();
+    lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(L, TrsvOptions{Triangle::lower, true, algorithm});
+    upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
+        CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
+        TrsvOptions{Triangle::upper, true, algorithm});
+    exec().fence();
+    analysis_seconds_ += seconds_since(t0);
+    work_ = vector_type("ilu0_work", A.num_rows);
+  }
+
+  ordinal_t num_rows() const { return ordinal_t(work_.extent(0)); }
+  /// z = (L D U')^{-1} r; r and z distinct.
+  void apply(const_vector_type r, vector_type z) const {
+    lower_solve(r, work_);
+    upper_solve(work_, z);
+  }
+  /// y = (L D)^{-1} r: the first factor of a split application.
+  void lower_solve(const_vector_type r, vector_type y) const {
+    lower_->solve(r, y);
+    auto inv = inv_diag_;
+    Kokkos::parallel_for(
+        "trellis::ilu0::scale", Kokkos::RangePolicy<exec>(0, y.extent(0)), KOKKOS_LAMBDA(size_t i) { y(i) *= inv(i); });
+  }
+  /// z = U'^{-1} y: the second factor.
+  void upper_solve(const_vector_type y, vector_type z) const { upper_->solve(y, z); }
+
+  TrsvAlgorithm algorithm() const { return lower_->algorithm(); }
+  double analysis_seconds() const { return analysis_seconds_; }
+  double factorization_seconds() const { return factorization_seconds_; }
+  ordinal_t boosted_pivots() const { return boosted_; }
+
+ private:
+  static double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::unique_ptr<TriangularSolver<Scalar, Device>> lower_, upper_;
+  vector_type inv_diag_, work_;
+  double analysis_seconds_ = 0, factorization_seconds_ = 0;
+  ordinal_t boosted_ = 0;
+};
+
+}  // namespace trellis
