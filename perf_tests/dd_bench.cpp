@@ -165,6 +165,21 @@ int main(int argc, char** argv) {
       for (DdApply v : all_dd_applies())
         ms[to_string(v)] = rec.run(to_string(v), [&] { dd.apply_reordered(r, out, v); }, out, ref_apply);
       const double fused = ms["dag_ec_ILDUO_fused"];
+      // Section 4.5 simulated: each rank's share of the subdomains timed alone
+      // on this device (what that rank would run on its own GPU, with no
+      // communication); the parallel time is the slowest share.
+      JsonArray ranks_json;
+      for (int ranks : {2, 4, 8}) {
+        double slowest = 0;
+        for (const auto& share : dd.rank_shares(ranks))
+          slowest = std::max(slowest, 1e3 * bench::time_case([&] {
+                                              dd.apply_reordered(r, out, DdApply::dag_ec_ILDUO_fused, share);
+                                            }, args.timing).median);
+        ranks_json.push(JsonObject().set("ranks", ranks).set("slowest_share_ms", slowest).set("speedup", fused / slowest));
+        std::printf("  simulated %d ranks: slowest share %.3f ms, speedup %.2fx over one device\n", ranks, slowest,
+                    fused / slowest);
+      }
+      row.set("simulated_ranks", ranks_json);
       // Bytes one fused application must move: factor values and indices,
       // D^{-1}, the vector in and out.
       const auto& f = dd.factors();

@@ -219,6 +219,33 @@ TYPED_TEST(DomainDecomposition, VertexCentricIsBitReproducible) {
   EXPECT_FALSE(is_bit_reproducible(DdApply::dag_ec_ILDUO_fused));
 }
 
+// Section 4.5: ranks apply ILDU0 to their own subdomains with no
+// communication. Ranks simulated one after another on one device: together
+// they must write every row, exactly what the whole application writes.
+TYPED_TEST(DomainDecomposition, RankSharesTogetherEqualTheWholeApplication) {
+  const HostBsr A = gallery::block_laplace3d(20, 18, 16, 2);
+  DdOptions opt;
+  opt.subdomain_rows = 300;
+  DomainDecompositionIlu<double, TypeParam> dd(A, opt);
+  auto r = test::device_vector<TypeParam>(test::random_vector(size_t(A.num_rows()), test::fresh_seed()));
+  for (int ranks : {1, 2, 3, 8}) {
+    const auto shares = dd.rank_shares(ranks);
+    ASSERT_EQ(int(shares.size()), ranks);
+    EXPECT_EQ(shares.front().begin, 0);
+    EXPECT_EQ(shares.back().end, dd.report().subdomains);
+    for (int k = 1; k < ranks; ++k) EXPECT_EQ(shares[k].begin, shares[k - 1].end);
+    for (DdApply v : all_dd_applies()) {
+      auto whole = test::device_vector<TypeParam>(Vec(r.extent(0), 0.0));
+      auto parts = test::device_vector<TypeParam>(Vec(r.extent(0), std::numeric_limits<double>::quiet_NaN()));
+      dd.apply_reordered(r, whole, v);
+      for (const auto& share : shares) dd.apply_reordered(r, parts, v, share);
+      EXPECT_LT(test::relative_error(test::host_vector(parts), test::host_vector(whole)), 1e-14)
+          << ranks << " ranks, " << to_string(v);
+    }
+  }
+  EXPECT_THROW(dd.rank_shares(0), InputError);
+}
+
 TYPED_TEST(DomainDecomposition, ZeroPivotIsNamedOrBoosted) {
   HostCsr A = gallery::laplace3d_7pt(6, 6, 6);
   // Row 100's diagonal becomes zero: the ILU0 pivot of that row is

@@ -140,8 +140,27 @@ class DomainDecompositionIlu {
     dd::detail::gather_blocks<Scalar, Device>(old_to_new_, block_size(), xr, x);
   }
 
-  /// z = (L D U')^{-1} r, both in the reordered numbering, r and z distinct.
-  void apply_reordered(const_vector_type r, vector_type z, DdApply variant) const {
+  /// Subdomains split over `ranks` ranks (section 4.5): contiguous shares of
+  /// nearly equal row counts. Rank k applies ILDU0 to its share with no
+  /// communication: apply_reordered(r, z, variant, share[k]) touches only the
+  /// rows of those subdomains.
+  std::vector<dd::SubdomainRange> rank_shares(int ranks) const {
+    if (ranks < 1) throw InputError("rank_shares: " + std::to_string(ranks) + " ranks");
+    std::vector<dd::SubdomainRange> out(ranks);
+    const auto& start = layout_.sub_start;
+    ordinal_t s = 0;
+    for (int k = 0; k < ranks; ++k) {
+      const double target = double(start.back()) * (k + 1) / ranks;  // rows up to this rank's end
+      out[k].begin = s;
+      while (s < layout_.num_subdomains() && (k == ranks - 1 || start[s + 1] <= target + 0.5)) ++s;
+      out[k].end = s;
+    }
+    return out;
+  }
+
+  /// z = (L D U')^{-1} r, both in the reordered numbering, r and z distinct;
+  /// only the rows of the subdomains in `range` (default all).
+  void apply_reordered(const_vector_type r, vector_type z, DdApply variant, dd::SubdomainRange range = {}) const {
     check_sizes(r, z, to_string(variant));
     dd::detail::dispatch_block_size(block_size(), [&](auto B) {
       constexpr int b = decltype(B)::value;
@@ -149,10 +168,10 @@ class DomainDecompositionIlu {
       switch (variant) {
         case DdApply::dag_ec_ILD_UO: {
           plan.lower = dd::LowerStep::with_diagonal;
-          dd::run_dag<b>(factors_, plan, r, work_);
+          dd::run_dag<b>(factors_, plan, r, work_, range);
           plan.lower = dd::LowerStep::none;
           plan.upper = true;
-          dd::run_dag<b>(factors_, plan, const_vector_type(work_), z);
+          dd::run_dag<b>(factors_, plan, const_vector_type(work_), z, range);
           return;
         }
         case DdApply::dag_vc_ILDUO_fused: plan.vertex_centric = true; break;
@@ -160,7 +179,7 @@ class DomainDecompositionIlu {
       }
       plan.scale_after_lower = true;
       plan.upper = true;
-      dd::run_dag<b>(factors_, plan, r, z);
+      dd::run_dag<b>(factors_, plan, r, z, range);
     });
   }
   void apply_reordered(const_vector_type r, vector_type z) const { apply_reordered(r, z, options_.apply); }

@@ -77,21 +77,30 @@ constexpr bool on_host() {
 
 }  // namespace detail
 
-/// out = the plan applied to in (both in the reordered numbering; may not alias).
+/// Subdomains [begin, end): all of them, or one rank's share (section 4.5).
+struct SubdomainRange {
+  ordinal_t begin = 0, end = -1;  // end < 0: to the last subdomain
+};
+
+/// out = the plan applied to in on the subdomains of `range` (both vectors in
+/// the reordered numbering, full length; may not alias).
 template <int B, class Scalar, class Device>
 void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
-             Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out) {
+             Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out,
+             SubdomainRange range = {}) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const size_t scratch = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
   const SubdomainFactors<Scalar, Device> F = f;
   const DagPlan P = plan;
+  const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
+  if (last <= first) return;
   Kokkos::parallel_for(
-      "trellis::dd::dag", policy(f.num_subdomains(), detail::on_host<exec>() ? 1 : 256)
+      "trellis::dd::dag", policy(last - first, detail::on_host<exec>() ? 1 : 256)
                                .set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
-        const ordinal_t s = m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
+        const ordinal_t s = first + m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
         Scalar* x = out.data() + size_t(lo) * B;
         if (P.scratch_vector) x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),

@@ -56,7 +56,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   Kokkos::deep_copy(p, r);
   // d accumulates y - y0, so that x = x0 + K2^{-1} d at the end.
   double rnorm = detail::norm2(r);
-  out.history.push_back(rnorm / scale);
+  detail::record_residual(out, o, rnorm / scale);
   Scalar rho = dot(r, rhat);
   out.status = KrylovStatus::max_iterations;
   while (true) {
@@ -75,7 +75,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     if (snorm <= stop) {  // the half step already converged
       axpby(alpha, p, Scalar(1), d);
       rnorm = snorm;
-      out.history.push_back(rnorm / scale);
+      detail::record_residual(out, o, rnorm / scale);
       continue;
     }
     op(s, t);
@@ -86,7 +86,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     update(alpha, p, omega, s, Scalar(1), d);      // y += alpha p + omega s
     update(Scalar(1), s, -omega, t, Scalar(0), r);  // r = s - omega t
     rnorm = detail::norm2(r);
-    out.history.push_back(rnorm / scale);
+    detail::record_residual(out, o, rnorm / scale);
     const Scalar rho_next = dot(r, rhat);
     const Scalar beta = (rho_next / rho) * (alpha / omega);
     update(Scalar(1), r, -beta * omega, v, beta, p);  // p = r + beta (p - omega v)

@@ -24,7 +24,7 @@ KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Sc
   A.apply(x, r);
   axpby(Scalar(1), b, Scalar(-1), r);  // r = b - A x
   double rnorm = detail::norm2(r);
-  out.history.push_back(rnorm / scale);
+  detail::record_residual(out, o, rnorm / scale);
   M.apply(r, z);
   Kokkos::deep_copy(p, z);
   Scalar rz = dot(r, z);
@@ -42,7 +42,7 @@ KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Sc
     axpby(-alpha, q, Scalar(1), r);
     rnorm = detail::norm2(r);
     ++out.iterations;
-    out.history.push_back(rnorm / scale);
+    detail::record_residual(out, o, rnorm / scale);
     M.apply(r, z);
     const Scalar rz_next = dot(r, z);
     axpby(Scalar(1), z, rz_next / rz, p);  // p = z + beta p

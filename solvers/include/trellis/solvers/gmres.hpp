@@ -36,7 +36,7 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
     A.apply(x, w);
     axpby(Scalar(1), b, Scalar(-1), w);  // r = b - A x
     const double beta = detail::norm2(w);
-    if (cycle == 0) out.history.push_back(beta / scale);
+    if (cycle == 0) detail::record_residual(out, o, beta / scale);
     if (!std::isfinite(beta)) { out.status = KrylovStatus::non_finite; break; }
     if (beta <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
@@ -69,7 +69,7 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
       ++k;
       ++out.iterations;
       const double resid = std::abs(g[k]);
-      out.history.push_back(resid / scale);
+      detail::record_residual(out, o, resid / scale);
       if (resid <= stop || hk1 == 0) break;
       detail::scale(Scalar(1 / hk1), w, column(k));
     }

@@ -2,6 +2,7 @@
 // What every Krylov driver takes and returns: stopping criteria, a named
 // status (breakdowns never loop on garbage), the convergence history and the
 // true residual ||b - A x|| / ||b|| computed at the end.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct KrylovOptions {
   double abs_tol = 0;      // ... or ||r|| <= abs_tol
   int max_iterations = 1000;
   int restart = 30;        // GMRES(m)
+  /// Called with (iteration, relative residual) each time the history grows
+  /// (progress displays); empty by default.
+  std::function<void(int, double)> on_iteration;
 };
 
 enum class KrylovStatus {

@@ -11,6 +11,12 @@
 
 namespace trellis::detail {
 
+/// Appends a relative residual to the history and tells the progress hook.
+inline void record_residual(KrylovResult& out, const KrylovOptions& o, double relative) {
+  out.history.push_back(relative);
+  if (o.on_iteration) o.on_iteration(int(out.history.size()) - 1, relative);
+}
+
 template <class Op, class B, class X>
 void check_krylov_arguments(const char* method, const Op& A, const B& b, const X& x,
                             const KrylovOptions& o) {
