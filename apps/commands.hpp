@@ -7,5 +7,6 @@
 namespace trellis::cli {
 
 int info_command(const std::vector<std::string>& args);
+int solve_command(const std::vector<std::string>& args);
 
 }  // namespace trellis::cli

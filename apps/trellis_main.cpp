@@ -18,6 +18,8 @@ void print_usage(std::FILE* to) {
   std::fprintf(to,
                "usage: trellis <command> [arguments]\n\n"
                "commands:\n"
+               "  solve [PROBLEM]  Krylov solve with a preconditioner (trellis solve --help);\n"
+               "                   `trellis` alone runs `trellis solve --compare`\n"
                "  info [PROBLEM]   size, symmetry, diagonal, level parallelism of L and U, "
                "memory\n"
                "  help             this text\n"
@@ -32,14 +34,13 @@ void print_usage(std::FILE* to) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    print_usage(stderr);
-    return 2;
-  }
+  // No command: the main job, a solve of the default problem with the comparison.
+  if (args.empty()) args = {"solve", "--compare"};
   const std::string command = args[0];
   args.erase(args.begin());
   try {
     if (command == "info") return trellis::cli::info_command(args);
+    if (command == "solve") return trellis::cli::solve_command(args);
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return 0;

@@ -29,7 +29,8 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
 if [ "$mode" = run ]; then
   cmake --build "$build" -j "$jobs" --target trellis_cli
   export OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
-  exec "$build/apps/trellis" info "$@"
+  # The main job: `trellis solve --compare` (the default problem unless one is given).
+  exec "$build/apps/trellis" solve --compare "$@"
 else
   cmake --build "$build" -j "$jobs"
   export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
