@@ -26,13 +26,11 @@
 #include <vector>
 
 // cuSPARSE baselines: CUDA builds with TRELLIS_ENABLE_CUSPARSE (CMake defines this).
-#if defined(KOKKOS_ENABLE_CUDA) && defined(TRELLIS_BENCH_CUSPARSE)
-#define TRSV_BENCH_WITH_CUSPARSE 1
-#include <cuda_runtime.h>
-#include <cusparse.h>
-#endif
-
 #include "bench_support.hpp"
+#include "cusparse_support.hpp"
+#if defined(TRELLIS_WITH_CUSPARSE)
+#define TRSV_BENCH_WITH_CUSPARSE 1
+#endif
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
@@ -391,93 +389,20 @@ class KokkosKernelsRunner : public TriangleRunner {
 };
 
 #if defined(TRSV_BENCH_WITH_CUSPARSE)
-/// Throws, naming the call, unless a cuSPARSE call succeeded.
-void check_cusparse(cusparseStatus_t status, const char* call) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(call) + ": " + cusparseGetErrorString(status));
-}
-
-/// Throws, naming the call, unless a CUDA runtime call succeeded.
-void check_cuda(cudaError_t status, const char* call) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
-}
-
-#define TRSV_BENCH_CUSPARSE(call) check_cusparse((call), #call)
-#define TRSV_BENCH_CUDA(call) check_cuda((call), #call)
-
-/// The run's cuSPARSE library handle, on Kokkos' CUDA stream.
-class CusparseLibrary {
- public:
-  CusparseLibrary() {
-    TRSV_BENCH_CUSPARSE(cusparseCreate(&handle_));
-    TRSV_BENCH_CUSPARSE(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()));
-  }
-  ~CusparseLibrary() { cusparseDestroy(handle_); }
-  CusparseLibrary(const CusparseLibrary&) = delete;
-  CusparseLibrary& operator=(const CusparseLibrary&) = delete;
-  cusparseHandle_t get() const { return handle_; }
-
- private:
-  cusparseHandle_t handle_ = nullptr;
-};
+using bench::CusparseLibrary;
 
 /// cuSPARSE's generic SpSV (CSR, 32-bit indices, non-unit diagonal) on the
-/// extracted triangle; the analysis (buffer size, allocation, analysis) is
-/// what analysis_seconds() reports.
+/// triangle of A; its analysis is what analysis_seconds() reports.
 class CusparseRunner : public TriangleRunner {
  public:
   CusparseRunner(cusparseHandle_t handle, const DeviceCsr& T, Triangle tri, ConstVector b, Vector x)
-      : handle_(handle), T_(T) {
-    TRSV_BENCH_CUSPARSE(cusparseCreateCsr(
-        &mat_, T.num_rows, T.num_cols, T.nnz(), const_cast<offset_t*>(T.row_map.data()),
-        T.entries.data(), T.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    cusparseFillMode_t fill = tri == Triangle::lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
-    cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
-    TRSV_BENCH_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
-    TRSV_BENCH_CUSPARSE(cusparseSpMatSetAttribute(mat_, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
-    TRSV_BENCH_CUSPARSE(cusparseCreateDnVec(&b_, T.num_rows, const_cast<double*>(b.data()), CUDA_R_64F));
-    TRSV_BENCH_CUSPARSE(cusparseCreateDnVec(&x_, T.num_rows, x.data(), CUDA_R_64F));
-    TRSV_BENCH_CUSPARSE(cusparseSpSV_createDescr(&spsv_));
-    analysis_ = bench::fenced_seconds([&] { analyse(); });
-  }
-  ~CusparseRunner() override {
-    cusparseSpSV_destroyDescr(spsv_);
-    cusparseDestroyDnVec(x_);
-    cusparseDestroyDnVec(b_);
-    cusparseDestroySpMat(mat_);
-    cudaFree(buffer_);
-  }
-  void solve(ConstVector b, Vector x) override {
-    TRSV_BENCH_CUSPARSE(cusparseDnVecSetValues(b_, const_cast<double*>(b.data())));
-    TRSV_BENCH_CUSPARSE(cusparseDnVecSetValues(x_, x.data()));
-    TRSV_BENCH_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_,
-                                           b_, x_, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
-  }
-  double analysis_seconds() const override { return analysis_; }
-  std::string details() const override { return "buffer_bytes=" + std::to_string(buffer_bytes_); }
+      : spsv_(handle, T, tri, false, b, x) {}
+  void solve(ConstVector b, Vector x) override { spsv_.solve(b, x); }
+  double analysis_seconds() const override { return spsv_.analysis_seconds(); }
+  std::string details() const override { return "buffer_bytes=" + std::to_string(spsv_.buffer_bytes()); }
 
  private:
-  void analyse() {
-    TRSV_BENCH_CUSPARSE(cusparseSpSV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_,
-                                                mat_, b_, x_, CUDA_R_64F,
-                                                CUSPARSE_SPSV_ALG_DEFAULT, spsv_, &buffer_bytes_));
-    TRSV_BENCH_CUDA(cudaMalloc(&buffer_, buffer_bytes_ ? buffer_bytes_ : 1));
-    TRSV_BENCH_CUSPARSE(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_,
-                                              mat_, b_, x_, CUDA_R_64F,
-                                              CUSPARSE_SPSV_ALG_DEFAULT, spsv_, buffer_));
-  }
-
-  cusparseHandle_t handle_;
-  DeviceCsr T_;  // keeps the arrays the descriptor points to alive
-  cusparseSpMatDescr_t mat_ = nullptr;
-  cusparseDnVecDescr_t b_ = nullptr, x_ = nullptr;
-  cusparseSpSVDescr_t spsv_ = nullptr;
-  void* buffer_ = nullptr;
-  size_t buffer_bytes_ = 0;
-  double analysis_ = 0;
-  const double one_ = 1.0;
+  bench::CusparseSpsv spsv_;
 };
 #endif
 

@@ -15,6 +15,7 @@
 #include <climits>
 #include <type_traits>
 
+#include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/dd/dd_options.hpp"
@@ -27,21 +28,10 @@ namespace trellis {
 
 namespace dd::detail {
 
-/// f(std::integral_constant<int, B>{}) for the runtime block size b in 1..8.
+/// f(std::integral_constant<int, B>{}) for the runtime block size b.
 template <class F>
 void dispatch_block_size(int b, F&& f) {
-  switch (b) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-  }
-  throw StructureError("domain-decomposition ILU0: block size " + std::to_string(b) +
-                       " is outside the supported 1..8");
+  trellis::detail::with_block_size(b, "domain-decomposition ILU0", std::forward<F>(f));
 }
 
 template <class Device, class T>
@@ -227,9 +217,7 @@ class DomainDecompositionIlu {
  private:
   void setup(const HostBsr& A) {
     const int b = A.block_size;
-    if (b < 1 || b > 8)
-      throw StructureError("domain-decomposition ILU0: block size " + std::to_string(b) +
-                           " is outside the supported 1..8");
+    trellis::detail::check_block_size(b, "domain-decomposition ILU0");
     report_.rows_that_fit = rows_that_fit(b);
     report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
     dd::detail::HostSetup host = dd::detail::prepare_subdomains(A, options_, report_.rows_that_fit, report_);

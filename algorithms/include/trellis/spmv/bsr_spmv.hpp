@@ -22,40 +22,13 @@
 #include <type_traits>
 
 #include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/block_size.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis {
 
 namespace detail {
-
-/// Largest block size with a compiled kernel.
-constexpr int bsr_spmv_max_block_size = 8;
-
-/// Throws StructureError naming b when no kernel is compiled for it.
-inline void check_bsr_block_size(int b, const std::string& who) {
-  if (b < 1 || b > bsr_spmv_max_block_size)
-    throw StructureError(who + ": block size b = " + std::to_string(b) +
-                         " is not supported (1.." +
-                         std::to_string(bsr_spmv_max_block_size) + ")");
-}
-
-/// Calls f(std::integral_constant<int, b>{}) so that b is a compile-time
-/// constant inside f.
-template <class F>
-void with_block_size(int b, const std::string& who, F&& f) {
-  switch (b) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    default: check_bsr_block_size(b, who);
-  }
-}
 
 /// The B partial sums of one block row: the value the vector lanes reduce
 /// (Kokkos::Sum over it; its volatile join needs the volatile +=).
@@ -163,7 +136,7 @@ void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
                      Kokkos::View<const Scalar*, Device> x, Scalar beta,
                      Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
   const std::string who = "bsr_spmv";
-  check_bsr_block_size(A.block_size, who);
+  check_block_size(A.block_size, who);
   if (x.extent(0) != size_t(A.num_cols()) || y.extent(0) != size_t(A.num_rows()))
     throw StructureError(who + ": x has " + std::to_string(x.extent(0)) + " and y " +
                          std::to_string(y.extent(0)) + " entries for a " +

@@ -18,7 +18,7 @@ class BsrOperator : public LinearOperator<Scalar, Device> {
   /// Throws StructureError when A is not square or its block size has no
   /// kernel (1..8), so that a bad operator fails here, not in the first apply.
   explicit BsrOperator(const BsrMatrix<Scalar, Device>& A) : A_(A) {
-    detail::check_bsr_block_size(A.block_size, "BsrOperator");
+    detail::check_block_size(A.block_size, "BsrOperator");
     if (A.num_rows() != A.num_cols())
       throw StructureError("BsrOperator: matrix is " + std::to_string(A.num_rows()) + "x" +
                            std::to_string(A.num_cols()) + ", not square");
