@@ -28,11 +28,17 @@ TEST(Partition, GeometricCutsFollowAlgorithm31) {
   EXPECT_EQ(p.largest_part(), 12);
 }
 
-TEST(Partition, GeometricBoxFitsAndIsNearCubic) {
-  const GridDims box = geometric_box({64, 64, 64}, 2048);
-  EXPECT_LE(box[0] * box[1] * box[2], 2048);
-  EXPECT_GE(box[0] * box[1] * box[2], 1024);
+TEST(Partition, GeometricBoxDividesTheGridFitsAndIsNearCubic) {
+  GridDims box = geometric_box({64, 64, 64}, 2048);
+  EXPECT_EQ(box[0] * box[1] * box[2], 2048);
   EXPECT_LE(std::max({box[0], box[1], box[2]}), 2 * std::min({box[0], box[1], box[2]}));
+  box = geometric_box({96, 96, 96}, 1706);  // b = 3 on CUDA with 40 KB of scratch
+  EXPECT_LE(box[0] * box[1] * box[2], 1706);
+  EXPECT_GE(box[0] * box[1] * box[2], 1536);  // e.g. 16x12x8, not the 1024 of doubling
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(96 % box[d], 0);
+  box = geometric_box({127, 127, 127}, 1706);  // prime sides: a near-cube that does not divide
+  EXPECT_LE(box[0] * box[1] * box[2], 1706);
+  EXPECT_GE(box[0] * box[1] * box[2], 1400);
 }
 
 TEST(Partition, MetisGivesUniformSubdomains) {

@@ -45,24 +45,39 @@ Partition geometric_partition(GridDims grid, GridDims box) {
 
 GridDims geometric_box(GridDims grid, ordinal_t max_rows) {
   require_positive(max_rows, "geometric partition: rows per subdomain");
-  // Grow the box one dimension at a time, always the one with the most boxes
-  // left along it, while it fits: near-cubic boxes drop the fewest entries.
-  GridDims box{1, 1, 1};
-  while (true) {
-    int best = -1;
-    double best_boxes = 1.0;
-    for (int d = 0; d < 3; ++d) {
-      if (box[d] >= grid[d]) continue;
-      GridDims grown = box;
-      grown[d] *= 2;
-      grown[d] = std::min(grown[d], grid[d]);
-      if (double(grown[0]) * grown[1] * grown[2] > max_rows) continue;
-      const double boxes = double(grid[d]) / box[d];
-      if (boxes > best_boxes) best = d, best_boxes = boxes;
-    }
-    if (best < 0) return box;
-    box[best] = std::min(box[best] * 2, grid[best]);
+  // Boxes whose sides divide the grid give subdomains of one size. Among
+  // them: the most rows that fit, then the smallest surface (fewest entries
+  // dropped between subdomains).
+  auto divisors = [](ordinal_t n) {
+    std::vector<ordinal_t> d;
+    for (ordinal_t k = 1; k <= n; ++k)
+      if (n % k == 0) d.push_back(k);
+    return d;
+  };
+  GridDims best{1, 1, 1};
+  long long best_rows = 1, best_surface = 3;
+  for (ordinal_t bx : divisors(grid[0]))
+    for (ordinal_t by : divisors(grid[1]))
+      for (ordinal_t bz : divisors(grid[2])) {
+        const long long rows = 1LL * bx * by * bz;
+        if (rows > max_rows) continue;
+        const long long surface = 1LL * bx * by + 1LL * by * bz + 1LL * bx * bz;
+        if (rows > best_rows || (rows == best_rows && surface < best_surface))
+          best = {bx, by, bz}, best_rows = rows, best_surface = surface;
+      }
+  if (2 * best_rows >= max_rows) return best;
+  // Awkward sides (primes): grow the smallest side of a near-cube one at a
+  // time instead; the boxes at the far faces are then smaller.
+  GridDims cube{1, 1, 1};
+  for (bool grown = true; grown;) {
+    grown = false;
+    int d = -1;
+    for (int k = 0; k < 3; ++k)
+      if (cube[k] < grid[k] && (d < 0 || cube[k] < cube[d])) d = k;
+    if (d >= 0 && 1LL * (cube[0] + (d == 0)) * (cube[1] + (d == 1)) * (cube[2] + (d == 2)) <= max_rows)
+      ++cube[d], grown = true;
   }
+  return 1LL * cube[0] * cube[1] * cube[2] > 2 * best_rows ? cube : best;
 }
 
 Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {

@@ -25,8 +25,9 @@ using GridDims = std::array<ordinal_t, 3>;  // nx, ny, nz (x fastest)
 /// box does not divide the grid.
 Partition geometric_partition(GridDims grid, GridDims box);
 
-/// The most cubic box with at most max_rows points for a grid (used when the
-/// caller gives the grid but no box).
+/// The box for a grid when the caller gives none: sides that divide the grid
+/// (subdomains of one size), as many points as fit in max_rows, and among
+/// those the most cubic (smallest surface, fewest dropped entries).
 GridDims geometric_box(GridDims grid, ordinal_t max_rows);
 
 /// METIS k-way partition of the symmetrized graph of A's pattern, k =
