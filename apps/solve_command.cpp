@@ -33,7 +33,7 @@ using ConstVector = Kokkos::View<const double*, Device>;
 struct SolveArgs {
   std::string problem = gallery::default_problem_spec;
   std::string solver = "bicgstab";
-  std::string precond = "dd:dag_ec_ILDUO_fused";
+  std::string precond = "dd";  // the backend's default application
   std::string form = "split";
   KrylovOptions krylov;
   DdOptions dd;
@@ -46,7 +46,7 @@ const char* solve_usage =
     "  --solver bicgstab|gmres|cg      (default bicgstab)\n"
     "  --precond NAME[:VARIANT]        none, jacobi, gs, sgs, ilu0[:TRSV-ALGORITHM], ilu0-kk,\n"
     "                                  dd[:dag_ec_ILDUO_fused|dag_vc_ILDUO_fused|dag_ec_ILD_UO]\n"
-    "                                  (default dd:dag_ec_ILDUO_fused)\n"
+    "                                  (default dd: dag_ec_ILDUO_fused on GPUs, dag_vc_ILDUO_fused on CPUs)\n"
     "  --form split|right              BiCGSTAB preconditioning (default split, seed 000 Alg. 2.1)\n"
     "  --tol T  --max-iter N  --restart M\n"
     "  --subdomain-rows N  --partitioner auto|geometric|metis|contiguous  --pivot-boost B\n"
@@ -149,7 +149,9 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     const DdReport& r = dd->report();
     run.setup_detail = r.describe();
     BsrOperator<double, Device> Ar(dd->reordered_matrix());
-    DdPreconditioner<double, Device> M(dd, variant.empty() ? opt.apply : parse_dd_apply(variant), true);
+    const DdApply v = variant.empty() ? dd->default_variant() : parse_dd_apply(variant);
+    run.label = std::string("dd:") + to_string(v);
+    DdPreconditioner<double, Device> M(dd, v, true);
     Vector br("b_reordered", n), xr("x_reordered", n);
     dd->to_reordered(b, br);
     t0 = std::chrono::steady_clock::now();
@@ -226,8 +228,8 @@ int solve_command(const std::vector<std::string>& args) {
               Kokkos::DefaultExecutionSpace::name());
   std::vector<std::string> specs{a.precond};
   if (a.compare)
-    for (const char* s : {"ilu0-kk", "ilu0:levelset-csr", "ilu0:auto", "jacobi", "dd:dag_ec_ILDUO_fused"})
-      if (specs.front() != s) specs.push_back(s);
+    for (const char* s : {"dd", "ilu0-kk", "ilu0:levelset-csr", "ilu0:auto", "jacobi"})
+      if (specs.front() != s && !(std::string(s) == "dd" && specs.front().rfind("dd:", 0) == 0)) specs.push_back(s);
   std::vector<Run> runs;
   for (const auto& spec : specs) {
     runs.push_back(solve_with(p, spec, a));

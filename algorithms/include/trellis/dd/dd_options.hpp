@@ -1,6 +1,7 @@
 #pragma once
 // Options and setup report of the domain-decomposition ILU0/ILDU0
 // preconditioner (seed 000).
+#include <optional>
 #include <string>
 
 #include "trellis/dd/dd_variant.hpp"
@@ -18,7 +19,10 @@ struct DdOptions {
   /// is replaced by the largest that does, and the report says so.
   ordinal_t subdomain_rows = 0;
   dd::PivotOptions pivots;
-  DdApply apply = DdApply::dag_ec_ILDUO_fused;  // what apply() runs
+  /// What apply() runs. Unset: dag_ec_ILDUO_fused on GPUs (the paper's
+  /// fastest), dag_vc_ILDUO_fused on host backends (no atomics: 2-5x faster
+  /// there in dd_bench --quick on OpenMP).
+  std::optional<DdApply> apply;
 };
 
 struct DdReport {

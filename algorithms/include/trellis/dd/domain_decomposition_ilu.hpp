@@ -172,7 +172,13 @@ class DomainDecompositionIlu {
       dd::run_dag<b>(factors_, plan, r, z, range);
     });
   }
-  void apply_reordered(const_vector_type r, vector_type z) const { apply_reordered(r, z, options_.apply); }
+  void apply_reordered(const_vector_type r, vector_type z) const { apply_reordered(r, z, default_variant()); }
+
+  /// The application apply() runs: the options' choice, else by backend.
+  DdApply default_variant() const {
+    if (options_.apply) return *options_.apply;
+    return dd::detail::on_host<exec>() ? DdApply::dag_vc_ILDUO_fused : DdApply::dag_ec_ILDUO_fused;
+  }
 
   /// y = (L D)^{-1} r (the lower solves of Table 5.2), reordered numbering.
   void lower_solve_reordered(const_vector_type r, vector_type y, DdLowerSolve variant) const {
@@ -212,7 +218,7 @@ class DomainDecompositionIlu {
     apply_reordered(const_vector_type(permuted_in_), permuted_out_, variant);
     from_reordered(const_vector_type(permuted_out_), z);
   }
-  void apply(const_vector_type r, vector_type z) const { apply(r, z, options_.apply); }
+  void apply(const_vector_type r, vector_type z) const { apply(r, z, default_variant()); }
 
  private:
   void setup(const HostBsr& A) {

@@ -14,6 +14,34 @@
 
 namespace trellis {
 
+namespace detail {
+
+/// A strict triangle plus one diagonal entry per row: 1 after the row
+/// (lower) or D_i = 1 / inv_diag_i before it, the row scaled by D_i (upper).
+/// (A free function: CUDA lambdas may not live in private members.)
+template <class Scalar, class Device>
+CsrMatrix<Scalar, Device> with_diagonal(Kokkos::View<offset_t*, Device> map, Kokkos::View<ordinal_t*, Device> col,
+                                        Kokkos::View<Scalar*, Device> val, Kokkos::View<Scalar*, Device> inv,
+                                        bool upper) {
+  const ordinal_t n = ordinal_t(map.extent(0)) - 1;
+  Kokkos::View<offset_t*, Device> out_map("ilu0_map", size_t(n) + 1);
+  Kokkos::View<ordinal_t*, Device> out_col("ilu0_col", col.extent(0) + n);
+  Kokkos::View<Scalar*, Device> out_val("ilu0_val", col.extent(0) + n);
+  Kokkos::parallel_for(
+      "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<typename Device::execution_space>(0, n),
+      KOKKOS_LAMBDA(ordinal_t i) {
+        const Scalar d = upper ? Scalar(1) / inv(i) : Scalar(1);
+        offset_t p = map(i) + i;
+        out_map(i + 1) = map(i + 1) + i + 1;
+        if (upper) out_col(p) = i, out_val(p++) = d;
+        for (offset_t k = map(i); k < map(i + 1); ++k) out_col(p) = col(k), out_val(p++) = upper ? d * val(k) : val(k);
+        if (!upper) out_col(p) = i, out_val(p) = d;
+      });
+  return CsrMatrix<Scalar, Device>(n, n, out_map, out_col, out_val);
+}
+
+}  // namespace detail
+
 template <class Scalar = double, class Device = DefaultDevice>
 class GlobalIlu0 {
  public:
@@ -75,8 +103,8 @@ class GlobalIlu0 {
   /// solvers that want them so (Kokkos Kernels' sptrsv): L with a unit
   /// diagonal last in each row, U = D U' with the diagonal first.
   std::pair<CsrMatrix<Scalar, Device>, CsrMatrix<Scalar, Device>> triangles_with_diagonal() const {
-    return {with_diagonal(factors_.L_map, factors_.L_col, factors_.L_val, false),
-            with_diagonal(factors_.U_map, factors_.U_col, factors_.U_val, true)};
+    return {detail::with_diagonal<Scalar, Device>(factors_.L_map, factors_.L_col, factors_.L_val, inv_diag_, false),
+            detail::with_diagonal<Scalar, Device>(factors_.U_map, factors_.U_col, factors_.U_val, inv_diag_, true)};
   }
 
   TrsvAlgorithm algorithm() const { return lower_->algorithm(); }
@@ -85,27 +113,6 @@ class GlobalIlu0 {
   ordinal_t boosted_pivots() const { return boosted_; }
 
  private:
-  /// A strict triangle plus one diagonal entry per row: 1 after the row
-  /// (lower) or D_i = 1 / inv_diag_i before it, the row scaled by D_i (upper).
-  CsrMatrix<Scalar, Device> with_diagonal(Kokkos::View<offset_t*, Device> map, Kokkos::View<ordinal_t*, Device> col,
-                                          Kokkos::View<Scalar*, Device> val, bool upper) const {
-    const ordinal_t n = num_rows();
-    Kokkos::View<offset_t*, Device> out_map("ilu0_map", size_t(n) + 1);
-    Kokkos::View<ordinal_t*, Device> out_col("ilu0_col", col.extent(0) + n);
-    Kokkos::View<Scalar*, Device> out_val("ilu0_val", col.extent(0) + n);
-    auto inv = inv_diag_;
-    Kokkos::parallel_for(
-        "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
-          const Scalar d = upper ? Scalar(1) / inv(i) : Scalar(1);
-          offset_t p = map(i) + i;
-          out_map(i + 1) = map(i + 1) + i + 1;
-          if (upper) out_col(p) = i, out_val(p++) = d;
-          for (offset_t k = map(i); k < map(i + 1); ++k) out_col(p) = col(k), out_val(p++) = upper ? d * val(k) : val(k);
-          if (!upper) out_col(p) = i, out_val(p) = d;
-        });
-    return CsrMatrix<Scalar, Device>(n, n, out_map, out_col, out_val);
-  }
-
   static double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
