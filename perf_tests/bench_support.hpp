@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -251,6 +252,36 @@ inline std::vector<std::string> manifest_matrices(const std::string& dir) {
     if (!file.empty() && file[0] != '#') out.push_back(dir + "/" + file);
   }
   return out;
+}
+
+// --------------------------------------------------------- device vectors ---
+
+using DeviceVector = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::memory_space>;
+
+/// Uniform random values in [-1, 1) from a seed, on the device.
+inline DeviceVector random_device_vector(size_t n, unsigned seed) {
+  DeviceVector v("random", n);
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (size_t i = 0; i < n; ++i) h(i) = u(rng);
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// ||a - b|| / ||b|| computed on the device; infinite when not finite, so
+/// NaN never passes a check.
+inline double relative_difference(DeviceVector a, DeviceVector b) {
+  using policy = Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>;
+  double num = 0, den = 0;
+  Kokkos::parallel_reduce(
+      "trellis::bench::diff", policy(0, a.extent(0)),
+      KOKKOS_LAMBDA(size_t i, double& s) { s += (a(i) - b(i)) * (a(i) - b(i)); }, num);
+  Kokkos::parallel_reduce(
+      "trellis::bench::norm", policy(0, b.extent(0)), KOKKOS_LAMBDA(size_t i, double& s) { s += b(i) * b(i); },
+      den);
+  const double d = std::sqrt(num / den);
+  return std::isfinite(d) ? d : INFINITY;
 }
 
 }  // namespace trellis::bench

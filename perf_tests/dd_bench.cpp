@@ -66,27 +66,8 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-Vector random_device_vector(size_t n, unsigned seed) {
-  Vector v("r", n);
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (size_t i = 0; i < n; ++i) h(i) = u(rng);
-  Kokkos::deep_copy(v, h);
-  return v;
-}
-
-double relative_difference(Vector a, Vector b) {
-  double num = 0, den = 0;
-  Kokkos::parallel_reduce(
-      "dd_bench::diff", Kokkos::RangePolicy<Device::execution_space>(0, a.extent(0)),
-      KOKKOS_LAMBDA(size_t i, double& s) { s += (a(i) - b(i)) * (a(i) - b(i)); }, num);
-  Kokkos::parallel_reduce(
-      "dd_bench::norm", Kokkos::RangePolicy<Device::execution_space>(0, b.extent(0)),
-      KOKKOS_LAMBDA(size_t i, double& s) { s += b(i) * b(i); }, den);
-  const double d = std::sqrt(num / den);
-  return std::isfinite(d) ? d : INFINITY;
-}
+using bench::random_device_vector;
+using bench::relative_difference;
 
 /// Times one vector-to-vector operation; records ms in the row and checks its
 /// output against a reference output (when given).
