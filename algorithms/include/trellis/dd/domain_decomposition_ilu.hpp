@@ -177,7 +177,7 @@ class DomainDecompositionIlu {
   /// The application apply() runs: the options' choice, else by backend.
   DdApply default_variant() const {
     if (options_.apply) return *options_.apply;
-    return dd::detail::on_host<exec>() ? DdApply::dag_vc_ILDUO_fused : DdApply::dag_ec_ILDUO_fused;
+    return trellis::detail::is_host_space<exec>() ? DdApply::dag_vc_ILDUO_fused : DdApply::dag_ec_ILDUO_fused;
   }
 
   /// y = (L D)^{-1} r (the lower solves of Table 5.2), reordered numbering.

@@ -9,6 +9,7 @@
 #include "trellis/dd/detail/block_ops.hpp"
 #include "trellis/dd/pivot_options.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
+#include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis::dd {
 
@@ -128,7 +129,7 @@ FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
                                        Kokkos::View<Scalar*, Device> diag, PivotOptions pivots) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
-  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename exec::memory_space>::accessible;
+  const bool host = trellis::detail::is_host_space<exec>();
   auto status = detail::make_pivot_status<Device>(f.num_rows);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;

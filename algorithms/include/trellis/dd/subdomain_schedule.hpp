@@ -8,6 +8,7 @@
 
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/types.hpp"
+#include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis::dd {
 
@@ -43,7 +44,7 @@ void assign_subdomain_levels(Kokkos::View<const offset_t*, Device> map,
   using scratch_view = Kokkos::View<int*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   constexpr ordinal_t unassigned = INT_MAX;
   const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
-  const int team = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename exec::memory_space>::accessible ? 1 : 256;
+  const int team = trellis::detail::is_host_space<exec>() ? 1 : 256;
   Kokkos::parallel_for(
       "trellis::dd::assign_levels",
       policy(num_sub, team).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),

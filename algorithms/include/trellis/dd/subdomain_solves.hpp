@@ -11,6 +11,7 @@
 
 #include "trellis/dd/detail/block_ops.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
+#include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis::dd {
 
@@ -70,11 +71,6 @@ struct Identity {
   KOKKOS_INLINE_FUNCTION ordinal_t operator()(offset_t p) const { return ordinal_t(p); }
 };
 
-template <class Exec>
-constexpr bool on_host() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-}
-
 }  // namespace detail
 
 /// Subdomains [begin, end): all of them, or one rank's share (section 4.5).
@@ -97,7 +93,7 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
   const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
   if (last <= first) return;
   Kokkos::parallel_for(
-      "trellis::dd::dag", policy(last - first, detail::on_host<exec>() ? 1 : 256)
+      "trellis::dd::dag", policy(last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
                                .set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = first + m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
@@ -153,7 +149,7 @@ void run_spin_loop(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*,
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const bool host = detail::on_host<exec>();
+  const bool host = trellis::detail::is_host_space<exec>();
   const int lanes = host ? 1 : 32, threads = host ? 1 : 8;
   const size_t scratch = scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B);
   const SubdomainFactors<Scalar, Device> F = f;
