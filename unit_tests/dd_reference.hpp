@@ -17,6 +17,29 @@ struct ReferenceIlu0 {
   long bad_row = -1;          // first row whose pivot block is singular or not finite
 };
 
+/// The blocks of a reordered matrix whose row and column lie in the same
+/// subdomain (sub_start: first row of each subdomain, then n).
+inline HostBsr reference_drop_between(const HostBsr& R, const std::vector<ordinal_t>& sub_start) {
+  const size_t bb = size_t(R.block_size) * R.block_size;
+  Kokkos::View<offset_t*, HostDevice> map("reference_drop_map", size_t(R.num_block_rows) + 1);
+  std::vector<ordinal_t> ent;
+  std::vector<double> val;
+  for (size_t s = 0; s + 1 < sub_start.size(); ++s)
+    for (ordinal_t i = sub_start[s]; i < sub_start[s + 1]; ++i) {
+      for (offset_t q = R.row_map(i); q < R.row_map(i + 1); ++q)
+        if (R.entries(q) >= sub_start[s] && R.entries(q) < sub_start[s + 1]) {
+          ent.push_back(R.entries(q));
+          val.insert(val.end(), &R.values(q * bb), &R.values(q * bb) + bb);
+        }
+      map(i + 1) = offset_t(ent.size());
+    }
+  HostBsr::index_type e("reference_drop_entries", ent.size());
+  HostBsr::values_type v("reference_drop_values", val.size());
+  std::copy(ent.begin(), ent.end(), e.data());
+  std::copy(val.begin(), val.end(), v.data());
+  return HostBsr(R.block_size, R.num_block_rows, R.num_block_cols, map, e, v);
+}
+
 /// inv = M^{-1} for a dense b x b block; false when singular or not finite.
 inline bool reference_invert(const double* M, double* inv, int b, double tiny) {
   std::vector<double> a(M, M + b * b);

@@ -64,7 +64,7 @@ TEST(Partition, BadInputIsNamed) {
 TEST(SubdomainLayout, ReorderMapsEveryBlockAndDropCountsWhatLeaves) {
   const HostBsr A = gallery::block_laplace3d(5, 4, 3, 2);
   const SubdomainLayout layout = group_rows_by_part(geometric_partition({5, 4, 3}, {2, 2, 3}));
-  const HostBsr R = reorder_bsr(A, layout.new_to_old);
+  const HostBsr R = permute_symmetric(A, make_permutation<HostDevice>(layout.new_to_old));
   ASSERT_EQ(R.nnz_blocks(), A.nnz_blocks());
   std::vector<ordinal_t> old_to_new(A.num_block_rows);
   for (ordinal_t i = 0; i < A.num_block_rows; ++i) old_to_new[layout.new_to_old[i]] = i;
@@ -87,11 +87,15 @@ TEST(SubdomainLayout, ReorderMapsEveryBlockAndDropCountsWhatLeaves) {
     }
     for (offset_t t = R.row_map(i) + 1; t < R.row_map(i + 1); ++t) EXPECT_LT(R.entries(t - 1), R.entries(t));
   }
-  offset_t dropped = -1;
-  const HostBsr D = drop_between_subdomains(R, layout, dropped);
-  EXPECT_EQ(dropped, between);
-  EXPECT_GT(dropped, 0);
-  EXPECT_EQ(D.nnz_blocks() + dropped, A.nnz_blocks());
+  EXPECT_GT(between, 0);
+  // The preconditioner built on the same boxes drops exactly those blocks.
+  DdOptions opt;
+  opt.grid = {5, 4, 3};
+  opt.box = {2, 2, 3};
+  const DomainDecompositionIlu<double, HostDevice> dd(A, opt);
+  EXPECT_EQ(dd.layout().new_to_old, layout.new_to_old);
+  EXPECT_EQ(dd.report().blocks_dropped, between);
+  EXPECT_EQ(test::reference_drop_between(R, layout.sub_start).nnz_blocks() + between, A.nnz_blocks());
 }
 
 // ---- device kernels against the reference ------------------------------------
@@ -106,9 +110,8 @@ using Vec = std::vector<double>;
 /// subdomains, the serial block ILU0 of the dropped matrix.
 template <class M>
 test::ReferenceIlu0 reference_for(const HostBsr& A, const M& dd) {
-  const HostBsr R = reorder_bsr(A, dd.layout().new_to_old);
-  offset_t dropped = 0;
-  return test::reference_ilu0(drop_between_subdomains(R, dd.layout(), dropped));
+  const HostBsr R = permute_symmetric(A, make_permutation<HostDevice>(dd.layout().new_to_old));
+  return test::reference_ilu0(test::reference_drop_between(R, dd.layout().sub_start));
 }
 
 Vec permute_blocks(const Vec& x, const std::vector<ordinal_t>& new_to_old, int b, bool forward) {

@@ -66,38 +66,10 @@ Partition choose_partition(const HostBsr& A, const DdOptions& opt, ordinal_t row
   }
 }
 
-/// The strict lower / diagonal / strict upper blocks of the block-diagonal
-/// matrix. A missing diagonal block is an error naming its original row.
-void split(const HostBsr& D, const std::vector<ordinal_t>& new_to_old, HostSetup& s) {
-  const int b = D.block_size;
-  const size_t bb = size_t(b) * b;
-  s.diag.assign(size_t(D.num_block_rows) * bb, 0.0);
-  for (ordinal_t i = 0; i < D.num_block_rows; ++i) {
-    bool has_diag = false;
-    for (offset_t q = D.row_map(i); q < D.row_map(i + 1); ++q) {
-      const ordinal_t j = D.entries(q);
-      const double* blk = &D.values(q * bb);
-      if (j == i) {
-        std::copy_n(blk, bb, &s.diag[i * bb]);
-        has_diag = true;
-        continue;
-      }
-      HostTriangle& t = j < i ? s.lower : s.upper;
-      t.col.push_back(j);
-      t.val.insert(t.val.end(), blk, blk + bb);
-    }
-    if (!has_diag)
-      throw StructureError("ILU0: block row " + std::to_string(new_to_old[i]) +
-                           " has no diagonal block");
-    s.lower.map.push_back(offset_t(s.lower.col.size()));
-    s.upper.map.push_back(offset_t(s.upper.col.size()));
-  }
-}
-
 }  // namespace
 
-HostSetup prepare_subdomains(const HostBsr& A, const DdOptions& opt, ordinal_t rows_that_fit,
-                             DdReport& report) {
+SubdomainLayout plan_subdomains(const HostBsr& A, const DdOptions& opt, ordinal_t rows_that_fit,
+                                DdReport& report) {
   if (A.num_block_rows != A.num_block_cols)
     throw StructureError("domain-decomposition ILU0: matrix is not square");
   if (A.num_block_rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
@@ -107,29 +79,20 @@ HostSetup prepare_subdomains(const HostBsr& A, const DdOptions& opt, ordinal_t r
                    "scratch; using " + std::to_string(rows_that_fit) + ". ";
     rows = rows_that_fit;
   }
-  auto t0 = std::chrono::steady_clock::now();
-  HostSetup s;
-  s.layout = group_rows_by_part(choose_partition(A, opt, rows, report));
+  const auto t0 = std::chrono::steady_clock::now();
+  SubdomainLayout layout = group_rows_by_part(choose_partition(A, opt, rows, report));
   report.seconds_partition = seconds_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
-  s.reordered = reorder_bsr(A, s.layout.new_to_old);
-  offset_t dropped = 0;
-  const HostBsr block_diagonal = drop_between_subdomains(s.reordered, s.layout, dropped);
-  split(block_diagonal, s.layout.new_to_old, s);
-  report.seconds_reorder = seconds_since(t0);
 
   report.block_size = A.block_size;
   report.block_rows = A.num_block_rows;
-  report.subdomains = s.layout.num_subdomains();
-  report.largest_subdomain = s.layout.largest_subdomain();
+  report.subdomains = layout.num_subdomains();
+  report.largest_subdomain = layout.largest_subdomain();
   report.smallest_subdomain = report.largest_subdomain;
   for (ordinal_t t = 0; t < report.subdomains; ++t)
     report.smallest_subdomain =
-        std::min(report.smallest_subdomain, s.layout.sub_start[t + 1] - s.layout.sub_start[t]);
+        std::min(report.smallest_subdomain, layout.sub_start[t + 1] - layout.sub_start[t]);
   report.blocks = A.nnz_blocks();
-  report.blocks_dropped = dropped;
-  return s;
+  return layout;
 }
 
 }  // namespace dd::detail

@@ -19,7 +19,9 @@
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/dd/dd_options.hpp"
+#include "trellis/core/permutation.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
+#include "trellis/dd/detail/subdomain_split.hpp"
 #include "trellis/dd/subdomain_ilu0.hpp"
 #include "trellis/dd/subdomain_schedule.hpp"
 #include "trellis/dd/subdomain_solves.hpp"
@@ -52,31 +54,8 @@ void gather_blocks(Kokkos::View<const ordinal_t*, Device> from, int b,
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
 
-/// The host setup's triangles and diagonal on the device, as factors to be
-/// factored in place; returns the diagonal blocks.
-template <class Scalar, class Device>
-Kokkos::View<Scalar*, Device> upload_factors(const HostSetup& host, ordinal_t max_rows,
-                                             SubdomainFactors<Scalar, Device>& f) {
-  using vector_type = Kokkos::View<Scalar*, Device>;
-  auto scalars = [](const std::vector<double>& v, const char* name) {
-    return to_device<Device>(std::vector<Scalar>(v.begin(), v.end()), name);
-  };
-  f.block_size = host.reordered.block_size;
-  f.num_rows = host.reordered.num_block_rows;
-  f.max_subdomain_rows = max_rows;
-  f.sub_start = to_device<Device>(host.layout.sub_start, "dd_sub_start");
-  f.L_map = to_device<Device>(host.lower.map, "dd_L_map");
-  f.L_col = to_device<Device>(host.lower.col, "dd_L_col");
-  f.U_map = to_device<Device>(host.upper.map, "dd_U_map");
-  f.U_col = to_device<Device>(host.upper.col, "dd_U_col");
-  f.L_val = scalars(host.lower.val, "dd_L_val");
-  f.U_val = scalars(host.upper.val, "dd_U_val");
-  f.LD_val = vector_type("dd_LD_val", host.lower.val.size());
-  f.inv_diag = vector_type("dd_inv_diag", host.diag.size());
-  return scalars(host.diag, "dd_diag");
-}
-
-/// PivotError naming the original block row of the first failed pivot.
+/// PivotError naming the original block row of the first failed pivot
+/// (new_to_old empty: rows not permuted).
 template <class Diag>
 void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
                            const Diag& diag, int b) {
@@ -85,7 +64,7 @@ void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<or
   auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
   throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
                        " pivot (block row in the original numbering)",
-                   new_to_old[bad], d(size_t(bad) * b * b));
+                   new_to_old.empty() ? bad : new_to_old[bad], d(size_t(bad) * b * b));
 }
 
 }  // namespace dd::detail
@@ -226,17 +205,28 @@ class DomainDecompositionIlu {
     trellis::detail::check_block_size(b, "domain-decomposition ILU0");
     report_.rows_that_fit = rows_that_fit(b);
     report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
-    dd::detail::HostSetup host = dd::detail::prepare_subdomains(A, options_, report_.rows_that_fit, report_);
-    auto t0 = std::chrono::steady_clock::now();
-    reordered_ = copy_to<Device>(host.reordered);
-    layout_ = host.layout;
-    new_to_old_ = dd::detail::to_device<Device>(host.layout.new_to_old, "dd_new_to_old");
-    std::vector<ordinal_t> old_to_new(host.layout.new_to_old.size());
-    for (size_t i = 0; i < old_to_new.size(); ++i) old_to_new[host.layout.new_to_old[i]] = ordinal_t(i);
-    old_to_new_ = dd::detail::to_device<Device>(old_to_new, "dd_old_to_new");
+    layout_ = dd::detail::plan_subdomains(A, options_, report_.rows_that_fit, report_);
 
+    // Reorder, drop and split on the device (Algorithm 3.2).
+    auto t0 = std::chrono::steady_clock::now();
+    const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old);
+    new_to_old_ = perm.new_to_old;
+    old_to_new_ = perm.old_to_new;
+    reordered_ = permute_symmetric(copy_to<Device>(A), perm);
     auto& f = factors_;
-    vector_type diag = dd::detail::upload_factors<Scalar, Device>(host, report_.largest_subdomain, f);
+    f.block_size = b;
+    f.num_rows = A.num_block_rows;
+    f.max_subdomain_rows = report_.largest_subdomain;
+    f.sub_start = dd::detail::to_device<Device>(layout_.sub_start, "dd_sub_start");
+    auto split = dd::detail::split_subdomain_blocks(reordered_, f, layout_.new_to_old);
+    report_.blocks_dropped = split.dropped;
+    vector_type diag = split.diag;
+    f.LD_val = vector_type("dd_LD_val", f.L_val.extent(0));
+    f.inv_diag = vector_type("dd_inv_diag", diag.extent(0));
+    exec().fence();
+    report_.seconds_reorder = seconds_since(t0);
+
+    t0 = std::chrono::steady_clock::now();
     const ordinal_t max_rows = f.max_subdomain_rows;
     f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows);
     f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows);
@@ -252,7 +242,7 @@ class DomainDecompositionIlu {
     });
     exec().fence();
     report_.seconds_factorization = seconds_since(t0);
-    dd::detail::throw_if_pivot_failed(out, host.layout.new_to_old, diag, b);
+    dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
     report_.boosted_pivots = out.boosted;
     const size_t n = size_t(f.num_rows) * b;
     work_ = vector_type("dd_work", n);

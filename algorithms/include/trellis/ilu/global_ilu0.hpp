@@ -52,13 +52,17 @@ class GlobalIlu0 {
   /// Throws PivotError naming the row of a zero, tiny or non-finite pivot
   /// (unless pivots.boost is set), StructureError for a missing diagonal.
   GlobalIlu0(const HostCsr& A, dd::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
-    DdOptions whole;
-    whole.partitioner = Partitioner::contiguous;
-    whole.subdomain_rows = std::max<ordinal_t>(A.num_rows, 1);
-    DdReport unused;
-    const auto host = dd::detail::prepare_subdomains(csr_to_bsr(A, 1), whole, whole.subdomain_rows, unused);
+    if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
+    if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
+    // The whole matrix as one subdomain, split on the device.
     dd::SubdomainFactors<Scalar, Device> f;
-    vector_type diag = dd::detail::upload_factors<Scalar, Device>(host, A.num_rows, f);
+    f.num_rows = A.num_rows;
+    f.max_subdomain_rows = A.num_rows;
+    f.sub_start = Kokkos::View<ordinal_t*, Device>("ilu0_sub_start", 2);
+    Kokkos::deep_copy(Kokkos::subview(f.sub_start, 1), A.num_rows);
+    vector_type diag = dd::detail::split_subdomain_blocks(copy_to<Device>(csr_to_bsr(A, 1)), f, {}).diag;
+    f.LD_val = vector_type("ilu0_LD_val", f.L_val.extent(0));
+    f.inv_diag = vector_type("ilu0_inv_diag", diag.extent(0));
     const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
     auto t0 = std::chrono::steady_clock::now();
     const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);
@@ -69,7 +73,7 @@ class GlobalIlu0 {
                                              Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host));
     exec().fence();
     factorization_seconds_ = seconds_since(t0);
-    dd::detail::throw_if_pivot_failed(out, host.layout.new_to_old, diag, 1);
+    dd::detail::throw_if_pivot_failed(out, {}, diag, 1);
     boosted_ = out.boosted;
     inv_diag_ = f.inv_diag;
     factors_ = f;

@@ -1,5 +1,5 @@
 #pragma once
-// Row and symmetric permutations of CSR matrices and vectors (seed 000,
+// Row and symmetric permutations of CSR and BSR matrices and vectors (seed 000,
 // Algorithm 3.2: reorder rows, map columns through the inverse permutation,
 // sort each row's columns).
 //
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 
 namespace trellis {
@@ -46,24 +47,37 @@ Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old) {
 }
 
 namespace detail {
-/// Rows of A in the order p.new_to_old; columns mapped through col_map when
-/// given (then re-sorted), else kept.
-template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A,
-                                      const Permutation<Device>& p, bool map_columns) {
+/// A row pattern gathered in another order: source(k) is the position in the
+/// input of output entry k, so values follow with gather_values.
+template <class Device>
+struct GatheredPattern {
+  Kokkos::View<offset_t*, Device> row_map;
+  Kokkos::View<ordinal_t*, Device> entries;
+  Kokkos::View<offset_t*, Device> source;
+};
+
+/// Rows of (row_map, entries) in the order p.new_to_old; columns mapped
+/// through p.old_to_new when asked (then re-sorted), else kept.
+template <class RowMap, class Entries, class Device>
+GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p,
+                                       bool map_columns) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
-  using M = CsrMatrix<Scalar, Device>;
-  if (p.size() != A.num_rows)
-    throw StructureError("permute: permutation of size " + std::to_string(p.size()) +
-                         " for a matrix with " + std::to_string(A.num_rows) + " rows");
-  const ordinal_t n = A.num_rows;
-  auto row_map = A.row_map;
-  auto entries = A.entries;
-  auto values = A.values;
+  const ordinal_t n = p.size();
+  if (row_map.extent(0) != size_t(n) + 1)
+    throw StructureError("permute: permutation of size " + std::to_string(n) + " for a matrix with " +
+                         std::to_string(row_map.extent(0) ? row_map.extent(0) - 1 : 0) + " rows");
   auto n2o = p.new_to_old;
   auto o2n = p.old_to_new;
-  Kokkos::View<offset_t*, Device> out_map("permuted_row_map", size_t(n) + 1);
+  GatheredPattern<Device> g;
+  g.row_map = Kokkos::View<offset_t*, Device>("permuted_row_map", size_t(n) + 1);
+  g.entries = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("permuted_entries"),
+                                               entries.extent(0));
+  g.source = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("permuted_source"),
+                                             entries.extent(0));
+  auto out_map = g.row_map;
+  auto out_ent = g.entries;
+  auto source = g.source;
   Kokkos::parallel_scan(
       "trellis::permute::row_map", policy(0, n),
       KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
@@ -71,21 +85,39 @@ CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A,
         sum += row_map(k + 1) - row_map(k);
         if (final) out_map(i + 1) = sum;
       });
-  typename M::index_type out_ent(Kokkos::ViewAllocateWithoutInitializing("permuted_entries"),
-                                 A.nnz());
-  typename M::values_type out_val(Kokkos::ViewAllocateWithoutInitializing("permuted_values"),
-                                  A.nnz());
   Kokkos::parallel_for(
       "trellis::permute::fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         const ordinal_t m = n2o(i);
         offset_t pos = out_map(i);
         for (offset_t k = row_map(m); k < row_map(m + 1); ++k, ++pos) {
           out_ent(pos) = map_columns ? o2n(entries(k)) : entries(k);
-          out_val(pos) = values(k);
+          source(pos) = k;
         }
       });
-  if (map_columns) KokkosKernels::Impl::sort_crs_matrix<exec>(out_map, out_ent, out_val);
-  return M(n, A.num_cols, out_map, out_ent, out_val);
+  if (map_columns) KokkosKernels::Impl::sort_crs_matrix<exec>(g.row_map, g.entries, g.source);
+  return g;
+}
+
+/// out[k*w + c] = in[source(k)*w + c]: entries (w = 1) or b x b blocks (w = b*b)
+/// following a gathered pattern.
+template <class Scalar, class Device>
+Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device> source,
+                                            Kokkos::View<const Scalar*, Device> in, size_t w) {
+  Kokkos::View<Scalar*, Device> out(Kokkos::ViewAllocateWithoutInitializing("permuted_values"),
+                                    source.extent(0) * w);
+  Kokkos::parallel_for(
+      "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(0, out.extent(0)),
+      KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
+  return out;
+}
+
+template <class Scalar, class Device>
+CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A,
+                                      const Permutation<Device>& p, bool map_columns) {
+  const auto g = gather_pattern(A.row_map, A.entries, p, map_columns);
+  return CsrMatrix<Scalar, Device>(
+      A.num_rows, A.num_cols, g.row_map, g.entries,
+      gather_values<Scalar, Device>(g.source, A.values, 1));
 }
 }  // namespace detail
 
@@ -102,6 +134,18 @@ CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A,
                                             const Permutation<Device>& p) {
   if (!A.is_square()) throw StructureError("permute_symmetric: matrix is not square");
   return detail::gather_rows(A, p, true);
+}
+
+/// P A P^T on block rows and columns (Algorithm 3.2 for BSR), columns sorted.
+template <class Scalar, class Device>
+BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A,
+                                            const Permutation<Device>& p) {
+  if (A.num_block_rows != A.num_block_cols)
+    throw StructureError("permute_symmetric: block matrix is not square");
+  const auto g = detail::gather_pattern(A.row_map, A.entries, p, true);
+  const size_t bb = size_t(A.block_size) * A.block_size;
+  return BsrMatrix<Scalar, Device>(A.block_size, A.num_block_rows, A.num_block_cols, g.row_map, g.entries,
+                                   detail::gather_values<Scalar, Device>(g.source, A.values, bb));
 }
 
 /// y[i] = x[new_to_old[i]]: a vector into the new numbering.

@@ -1,9 +1,8 @@
 #pragma once
-// From a partition to the matrices the domain-decomposition preconditioner
-// uses (seed 000, sections 3.1-3.2): rows grouped by subdomain (Algorithm 3.2
-// on block rows, columns renumbered and sorted), the reordered full matrix
-// (for SpMV) and its block-diagonal part with the entries between subdomains
-// dropped (for the factorization).
+// From a partition to the row order the domain-decomposition preconditioner
+// uses (seed 000, sections 3.1-3.2): rows grouped by subdomain. The matrix is
+// then reordered with permute_symmetric (core/permutation.hpp) and split with
+// the entries between subdomains dropped (dd/detail/subdomain_split.hpp).
 #include <vector>
 
 #include "trellis/core/bsr_matrix.hpp"
@@ -21,13 +20,5 @@ struct SubdomainLayout {
 /// Rows grouped by part, original order kept inside a part; empty parts are
 /// left out.
 SubdomainLayout group_rows_by_part(const Partition& partition);
-
-/// P A P^T on block rows and columns (Algorithm 3.2), columns sorted.
-HostBsr reorder_bsr(const HostBsr& A, const std::vector<ordinal_t>& new_to_old);
-
-/// The blocks of a reordered matrix whose row and column lie in the same
-/// subdomain; dropped_blocks receives how many were removed.
-HostBsr drop_between_subdomains(const HostBsr& reordered, const SubdomainLayout& layout,
-                                offset_t& dropped_blocks);
 
 }  // namespace trellis

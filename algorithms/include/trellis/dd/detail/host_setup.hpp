@@ -1,30 +1,16 @@
 #pragma once
-// The host part of the domain-decomposition setup: partition, reorder, drop,
-// split the block-diagonal matrix into strict lower / diagonal / strict upper.
-#include <vector>
-
+// The host part of the domain-decomposition setup: the partition and the rows
+// grouped by subdomain. Reordering, dropping and splitting run on the device
+// (permute_symmetric, split_subdomain_blocks).
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/partition/subdomain_layout.hpp"
 
 namespace trellis::dd::detail {
 
-struct HostTriangle {
-  std::vector<offset_t> map{0};
-  std::vector<ordinal_t> col;
-  std::vector<double> val;
-};
-
-struct HostSetup {
-  SubdomainLayout layout;
-  HostBsr reordered;  // the full reordered matrix
-  HostTriangle lower, upper;
-  std::vector<double> diag;  // one block per row
-};
-
 /// rows_that_fit: the team scratch limit in block rows. Fills the report's
-/// partition fields and times.
-HostSetup prepare_subdomains(const HostBsr& A, const DdOptions& options, ordinal_t rows_that_fit,
-                             DdReport& report);
+/// partition fields and time (all but the dropped blocks).
+SubdomainLayout plan_subdomains(const HostBsr& A, const DdOptions& options, ordinal_t rows_that_fit,
+                                DdReport& report);
 
 }  // namespace trellis::dd::detail

@@ -1,0 +1,112 @@
+#pragma once
+// The block-diagonal part of the reordered matrix, split on the device for the
+// factorization: blocks between subdomains dropped (seed 000, section 3.2),
+// the rest separated into strict lower, diagonal and strict upper blocks.
+#include <Kokkos_Core.hpp>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/core/permutation.hpp"
+#include "trellis/dd/subdomain_factors.hpp"
+
+namespace trellis::dd::detail {
+
+template <class Scalar, class Device>
+struct SplitBlocks {
+  Kokkos::View<Scalar*, Device> diag;  // one b x b block per row
+  offset_t dropped = 0;                // blocks between subdomains
+};
+
+/// Fills f's L/U maps, columns and values from R's blocks whose column lies
+/// in the row's subdomain (f.sub_start must be set). A row without a diagonal
+/// block is a StructureError naming it in the original numbering
+/// (new_to_old; empty means R is not permuted).
+template <class Scalar, class Device>
+SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Device>& R,
+                                                   SubdomainFactors<Scalar, Device>& f,
+                                                   const std::vector<ordinal_t>& new_to_old) {
+  using exec = typename Device::execution_space;
+  using range = Kokkos::RangePolicy<exec>;
+  using team_policy = Kokkos::TeamPolicy<exec>;
+  const ordinal_t n = R.num_block_rows;
+  const auto sub_start = f.sub_start;
+  const auto map = R.row_map;
+  const auto ent = R.entries;
+
+  // The subdomain of every row.
+  Kokkos::View<ordinal_t*, Device> owner(Kokkos::ViewAllocateWithoutInitializing("dd_row_owner"), n);
+  Kokkos::parallel_for(
+      "trellis::dd::row_owner", team_policy(f.num_subdomains(), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
+        const ordinal_t s = m.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sub_start(s), sub_start(s + 1)),
+                             [&](ordinal_t i) { owner(i) = s; });
+      });
+
+  // Row maps of the two strict triangles (kept blocks only).
+  f.L_map = Kokkos::View<offset_t*, Device>("dd_L_map", size_t(n) + 1);
+  f.U_map = Kokkos::View<offset_t*, Device>("dd_U_map", size_t(n) + 1);
+  auto L_map = f.L_map;
+  auto U_map = f.U_map;
+  Kokkos::parallel_scan(
+      "trellis::dd::count_lower", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+        const ordinal_t lo = sub_start(owner(i));
+        for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) >= lo && ent(q) < i);
+        if (final) L_map(i + 1) = sum;
+      });
+  Kokkos::parallel_scan(
+      "trellis::dd::count_upper", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+        const ordinal_t hi = sub_start(owner(i) + 1);
+        for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) > i && ent(q) < hi);
+        if (final) U_map(i + 1) = sum;
+      });
+  offset_t nL = 0, nU = 0;
+  Kokkos::deep_copy(nL, Kokkos::subview(L_map, n));
+  Kokkos::deep_copy(nU, Kokkos::subview(U_map, n));
+
+  auto alloc_index = [](const char* name, size_t len) {
+    return Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing(name), len);
+  };
+  f.L_col = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_L_col"), nL);
+  f.U_col = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_U_col"), nU);
+  auto L_col = f.L_col;
+  auto U_col = f.U_col;
+  auto L_src = alloc_index("dd_L_source", nL);
+  auto U_src = alloc_index("dd_U_source", nU);
+  auto D_src = alloc_index("dd_diag_source", n);
+  ordinal_t first_missing = INT_MAX;
+  Kokkos::parallel_reduce(
+      "trellis::dd::split", range(0, n),
+      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & missing) {
+        const ordinal_t s = owner(i), lo = sub_start(s), hi = sub_start(s + 1);
+        offset_t pl = L_map(i), pu = U_map(i);
+        D_src(i) = -1;
+        for (offset_t q = map(i); q < map(i + 1); ++q) {
+          const ordinal_t j = ent(q);
+          if (j < lo || j >= hi) continue;
+          if (j < i) L_col(pl) = j, L_src(pl++) = q;
+          else if (j > i) U_col(pu) = j, U_src(pu++) = q;
+          else D_src(i) = q;
+        }
+        if (D_src(i) < 0 && i < missing) missing = i;
+      },
+      Kokkos::Min<ordinal_t>(first_missing));
+  if (first_missing != INT_MAX)
+    throw StructureError("ILU0: block row " +
+                         std::to_string(new_to_old.empty() ? first_missing : new_to_old[first_missing]) +
+                         " has no diagonal block");
+
+  const size_t bb = size_t(R.block_size) * R.block_size;
+  Kokkos::View<const Scalar*, Device> values = R.values;
+  f.L_val = trellis::detail::gather_values<Scalar, Device>(L_src, values, bb);
+  f.U_val = trellis::detail::gather_values<Scalar, Device>(U_src, values, bb);
+  SplitBlocks<Scalar, Device> out;
+  out.diag = trellis::detail::gather_values<Scalar, Device>(D_src, values, bb);
+  out.dropped = R.nnz_blocks() - nL - nU - n;
+  return out;
+}
+
+}  // namespace trellis::dd::detail
