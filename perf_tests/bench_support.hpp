@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "trellis/core/errors.hpp"
+
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
 #endif
@@ -217,6 +219,12 @@ inline bool write_text_file(const std::string& path, const std::string& text) {
 }
 
 // -------------------------------------------------------------- helpers ---
+
+/// The value after option argv[i] (i advances to it); InputError when none.
+inline std::string option_value(int argc, char** argv, int& i) {
+  if (i + 1 >= argc) throw trellis::InputError(std::string("missing value after ") + argv[i]);
+  return argv[++i];
+}
 
 /// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
 inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {

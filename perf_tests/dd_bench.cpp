@@ -49,10 +49,7 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InputError("missing value after " + k);
-      return argv[++i];
-    };
+    auto value = [&] { return bench::option_value(argc, argv, i); };
     if (k == "--problems") a.problems = bench::split_list(value());
     else if (k == "--no-real-matrices") a.real_matrices = false;
     else if (k == "--json") a.json = value();

@@ -221,8 +221,6 @@ class DomainDecompositionIlu {
     auto split = dd::detail::split_subdomain_blocks(reordered_, f, layout_.new_to_old);
     report_.blocks_dropped = split.dropped;
     vector_type diag = split.diag;
-    f.LD_val = vector_type("dd_LD_val", f.L_val.extent(0));
-    f.inv_diag = vector_type("dd_inv_diag", diag.extent(0));
     exec().fence();
     report_.seconds_reorder = seconds_since(t0);
 

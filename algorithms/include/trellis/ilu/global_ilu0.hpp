@@ -61,8 +61,6 @@ class GlobalIlu0 {
     f.sub_start = Kokkos::View<ordinal_t*, Device>("ilu0_sub_start", 2);
     Kokkos::deep_copy(Kokkos::subview(f.sub_start, 1), A.num_rows);
     vector_type diag = dd::detail::split_subdomain_blocks(copy_to<Device>(csr_to_bsr(A, 1)), f, {}).diag;
-    f.LD_val = vector_type("ilu0_LD_val", f.L_val.extent(0));
-    f.inv_diag = vector_type("ilu0_inv_diag", diag.extent(0));
     const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
     auto t0 = std::chrono::steady_clock::now();
     const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);

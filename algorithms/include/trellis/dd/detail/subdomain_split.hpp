@@ -21,7 +21,8 @@ struct SplitBlocks {
 };
 
 /// Fills f's L/U maps, columns and values from R's blocks whose column lies
-/// in the row's subdomain (f.sub_start must be set). A row without a diagonal
+/// in the row's subdomain (f.sub_start must be set), and allocates LD_val and
+/// inv_diag for the factorization to fill. A row without a diagonal
 /// block is a StructureError naming it in the original numbering
 /// (new_to_old; empty means R is not permuted).
 template <class Scalar, class Device>
@@ -103,6 +104,8 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   Kokkos::View<const Scalar*, Device> values = R.values;
   f.L_val = trellis::detail::gather_values<Scalar, Device>(L_src, values, bb);
   f.U_val = trellis::detail::gather_values<Scalar, Device>(U_src, values, bb);
+  f.LD_val = Kokkos::View<Scalar*, Device>("dd_LD_val", f.L_val.extent(0));
+  f.inv_diag = Kokkos::View<Scalar*, Device>("dd_inv_diag", size_t(n) * bb);
   SplitBlocks<Scalar, Device> out;
   out.diag = trellis::detail::gather_values<Scalar, Device>(D_src, values, bb);
   out.dropped = R.nnz_blocks() - nL - nU - n;
