@@ -34,7 +34,7 @@ struct SolveArgs {
   std::string problem = gallery::default_problem_spec;
   std::string solver = "bicgstab";
   std::string precond = "dd";  // the backend's default application
-  std::string form = "split";
+  std::string form = "right";  // M^{-1} whole: the fused DD kernels apply
   KrylovOptions krylov;
   DdOptions dd;
   bool compare = false;
@@ -47,7 +47,8 @@ const char* solve_usage =
     "  --precond NAME[:VARIANT]        none, jacobi, gs, sgs, ilu0[:TRSV-ALGORITHM], ilu0-kk,\n"
     "                                  dd[:dag_ec_ILDUO_fused|dag_vc_ILDUO_fused|dag_ec_ILD_UO]\n"
     "                                  (default dd: dag_ec_ILDUO_fused on GPUs, dag_vc_ILDUO_fused on CPUs)\n"
-    "  --form split|right              BiCGSTAB preconditioning (default split, seed 000 Alg. 2.1)\n"
+    "  --form right|split              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
+    "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
     "  --subdomain-rows N  --partitioner auto|geometric|metis|contiguous  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"

@@ -27,18 +27,75 @@ struct DagPlan {
 
 namespace detail {
 
-/// Edge-centric level g (section 4.2.4): one team thread per entry of the
-/// level's rows, x_i -= T_ij x_j with atomics. x points at row lo.
-template <int B, class Member, class Sched, class Col, class Val, class Scalar>
-KOKKOS_INLINE_FUNCTION void edge_level(const Member& m, const Sched& s, ordinal_t g, const Col& col,
-                                       const Val& val, Scalar* x, ordinal_t lo) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, s.edge_ptr(g), s.edge_ptr(g + 1)), [&](offset_t e) {
-    const offset_t k = s.edge_pos(e);
-    Scalar v[B];
-    block_matvec<B>(&val(k * B * B), x + (col(k) - lo) * B, v);
-    Scalar* xi = x + (s.edge_row(e) - lo) * B;
-    for (int c = 0; c < B; ++c) Kokkos::atomic_add(xi + c, -v[c]);
-  });
+/// One team thread's entry of an edge-centric level, read from global memory
+/// ahead of the level that uses it. Blocks up to 4x4 are held in registers;
+/// larger ones keep their position and are read when applied (two 8x8 blocks
+/// per thread would spill).
+template <int B, class Scalar>
+struct EdgeAhead {
+  static constexpr bool holds_block = B <= 4;
+  bool valid = false;
+  ordinal_t row = 0, col = 0;
+  offset_t pos = 0;
+  Scalar a[holds_block ? B * B : 1];
+};
+
+template <int B, class Sched, class Col, class Val, class Scalar>
+KOKKOS_INLINE_FUNCTION void read_edge(const Sched& s, offset_t e, const Col& col, const Val& val,
+                                      EdgeAhead<B, Scalar>& r) {
+  r.pos = s.edge_pos(e);
+  r.row = s.edge_row(e);
+  r.col = col(r.pos);
+  if constexpr (EdgeAhead<B, Scalar>::holds_block)
+    for (int q = 0; q < B * B; ++q) r.a[q] = val(r.pos * B * B + q);
+}
+
+/// x_row -= T x_col with atomics (other threads of the level may add to the same row).
+template <int B, class Val, class Scalar>
+KOKKOS_INLINE_FUNCTION void apply_edge(const EdgeAhead<B, Scalar>& r, const Val& val, Scalar* x, ordinal_t lo) {
+  Scalar v[B];
+  if constexpr (EdgeAhead<B, Scalar>::holds_block)
+    block_matvec<B>(r.a, x + (r.col - lo) * B, v);
+  else
+    block_matvec<B>(&val(r.pos * B * B), x + (r.col - lo) * B, v);
+  Scalar* xi = x + (r.row - lo) * B;
+  for (int c = 0; c < B; ++c) Kokkos::atomic_add(xi + c, -v[c]);
+}
+
+/// Edge-centric levels [g0, g1) (section 4.2.4): team threads take the
+/// entries of a level's rows, a barrier after each level, then after(g).
+/// Pipelined: each thread reads its first entry of level g + 1 (position,
+/// row, column, block) before it works on level g, so the dependent global
+/// loads of the matrix overlap the level before instead of following its
+/// barrier; the chain of levels then waits only on scratch and barriers.
+template <int B, class Member, class Sched, class Col, class Val, class Scalar, class AfterLevel>
+KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1, const Col& col,
+                                        const Val& val, Scalar* x, ordinal_t lo, const AfterLevel& after) {
+  if (g1 <= g0) return;
+  const offset_t rank = m.team_rank(), step = m.team_size();
+  offset_t begin = s.edge_ptr(g0), end = s.edge_ptr(g0 + 1);
+  EdgeAhead<B, Scalar> next;
+  next.valid = begin + rank < end;
+  if (next.valid) read_edge(s, begin + rank, col, val, next);
+  for (ordinal_t g = g0; g < g1; ++g) {
+    const EdgeAhead<B, Scalar> now = next;
+    offset_t next_end = end;
+    if (g + 1 < g1) {
+      next_end = s.edge_ptr(g + 2);
+      next.valid = end + rank < next_end;
+      if (next.valid) read_edge(s, end + rank, col, val, next);
+    }
+    if (now.valid) apply_edge(now, val, x, lo);
+    for (offset_t e = begin + rank + step; e < end; e += step) {  // levels wider than the team
+      EdgeAhead<B, Scalar> more;
+      read_edge(s, e, col, val, more);
+      apply_edge(more, val, x, lo);
+    }
+    m.team_barrier();
+    after(g);
+    begin = end;
+    end = next_end;
+  }
 }
 
 /// Vertex-centric level g (section 4.2.3): one team thread per row, its
@@ -104,17 +161,21 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
         m.team_barrier();
         if (P.lower != LowerStep::none) {
           const auto& val = P.lower == LowerStep::unit ? F.L_val : F.LD_val;
-          for (ordinal_t g = F.lower.level_begin(s); g < F.lower.level_begin(s + 1); ++g) {
-            if (P.vertex_centric)
-              detail::vertex_level<B>(m, F.lower, g, F.L_map, F.L_col, val, x, lo);
-            else
-              detail::edge_level<B>(m, F.lower, g, F.L_col, val, x, lo);
+          auto after = [&](ordinal_t g) {
+            if (P.lower != LowerStep::with_diagonal) return;
+            detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows,
+                                  F.inv_diag, x, lo);
             m.team_barrier();
-            if (P.lower == LowerStep::with_diagonal) {
-              detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows,
-                                    F.inv_diag, x, lo);
+          };
+          const ordinal_t g0 = F.lower.level_begin(s), g1 = F.lower.level_begin(s + 1);
+          if (P.vertex_centric) {
+            for (ordinal_t g = g0; g < g1; ++g) {
+              detail::vertex_level<B>(m, F.lower, g, F.L_map, F.L_col, val, x, lo);
               m.team_barrier();
+              after(g);
             }
+          } else {
+            detail::edge_levels<B>(m, F.lower, g0, g1, F.L_col, val, x, lo, after);
           }
         }
         if (P.scale_after_lower) {
@@ -122,12 +183,14 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
           m.team_barrier();
         }
         if (P.upper) {
-          for (ordinal_t g = F.upper.level_begin(s); g < F.upper.level_begin(s + 1); ++g) {
-            if (P.vertex_centric)
+          const ordinal_t g0 = F.upper.level_begin(s), g1 = F.upper.level_begin(s + 1);
+          if (P.vertex_centric) {
+            for (ordinal_t g = g0; g < g1; ++g) {
               detail::vertex_level<B>(m, F.upper, g, F.U_map, F.U_col, F.U_val, x, lo);
-            else
-              detail::edge_level<B>(m, F.upper, g, F.U_col, F.U_val, x, lo);
-            m.team_barrier();
+              m.team_barrier();
+            }
+          } else {
+            detail::edge_levels<B>(m, F.upper, g0, g1, F.U_col, F.U_val, x, lo, [](ordinal_t) {});
           }
         }
         if (P.scratch_vector)
