@@ -37,9 +37,11 @@ struct Outcome {
   KrylovResult result;
 };
 
-/// Warm-up solve, then the median of timed solves from x = 0.
+/// Warm-up solve, then the median of timed solves from x = 0, all in one
+/// workspace (as a solver called repeatedly would be).
 Outcome time_solve(const std::string& method, double setup_s, const LinearOperator<double, Device>& A,
-                   const Preconditioner<double, Device>& M, ConstVector b, const KrylovOptions& o) {
+                   const Preconditioner<double, Device>& M, ConstVector b, const KrylovOptions& o,
+                   BicgstabWorkspace<double, Device>& ws) {
   Outcome out;
   out.method = method;
   out.setup_s = setup_s;
@@ -49,7 +51,7 @@ Outcome time_solve(const std::string& method, double setup_s, const LinearOperat
   policy.reps = 3;
   policy.min_reps = 1;
   policy.max_seconds = 30;
-  out.solve_s = bench::time_case([&] { out.result = bicgstab(A, M, b, x, o, BicgstabForm::right); }, policy,
+  out.solve_s = bench::time_case([&] { out.result = bicgstab(A, M, b, x, o, BicgstabForm::right, &ws); }, policy,
                                  [&] { Kokkos::deep_copy(x, 0.0); })
                     .median;
   std::printf("  %-22s %-14s %5d it  solve %8.4f s  setup %8.4f s  true residual %.2e\n", method.c_str(),
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
       Kokkos::deep_copy(ones, 1.0);
       A.apply(ones, b);
       std::vector<Outcome> runs;
+      BicgstabWorkspace<double, Device> ws;
       try {
         DdOptions opt;
         if (p.grid[0] > 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
         dd->to_reordered(b, br);
         for (DdApply v : {DdApply::dag_ec_ILDUO_fused, DdApply::dag_vc_ILDUO_fused})
           runs.push_back(time_solve(std::string("dd:") + to_string(v), setup, Ar, DdPreconditioner<double, Device>(dd, v, true),
-                                    br, o));
+                                    br, o, ws));
       } catch (const Error& e) {
         std::printf("  dd skipped: %s\n", e.what());
       }
@@ -120,7 +123,7 @@ int main(int argc, char** argv) {
           auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(p.matrix, dd::PivotOptions{}, a);
           Kokkos::fence();
           runs.push_back(time_solve(std::string("ilu0:") + to_string(a), t.seconds(), A,
-                                    GlobalIlu0Preconditioner<double, Device>(ilu), b, o));
+                                    GlobalIlu0Preconditioner<double, Device>(ilu), b, o, ws));
         } catch (const Error& e) {
           std::printf("  ilu0 skipped: %s\n", e.what());
         }
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
         Kokkos::Timer t;
         bench::CusparseIlu0Preconditioner M(cusparse.get(), copy_to<Device>(p.matrix));
         Kokkos::fence();
-        runs.push_back(time_solve("cusparse-ilu0", t.seconds(), A, M, b, o));
+        runs.push_back(time_solve("cusparse-ilu0", t.seconds(), A, M, b, o, ws));
       } catch (const std::exception& e) {
         std::printf("  cusparse skipped: %s\n", e.what());
       }

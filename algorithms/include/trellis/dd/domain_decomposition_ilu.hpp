@@ -238,9 +238,11 @@ class DomainDecompositionIlu {
     dd::detail::dispatch_block_size(b, [&](auto B) {
       out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots);
     });
+    dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
+    f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b);
+    f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b);
     exec().fence();
     report_.seconds_factorization = seconds_since(t0);
-    dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
     report_.boosted_pivots = out.boosted;
     const size_t n = size_t(f.num_rows) * b;
     work_ = vector_type("dd_work", n);

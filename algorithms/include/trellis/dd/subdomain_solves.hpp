@@ -27,74 +27,101 @@ struct DagPlan {
 
 namespace detail {
 
+/// Where the entries of an edge-centric level come from. In level order: the
+/// LevelOrderedBlocks copy (entry e at slot e, one load deep).
+template <int B, class Sched, class Blocks>
+struct EntriesInLevelOrder {
+  Sched s;
+  Blocks t;
+  KOKKOS_INLINE_FUNCTION ordinal_t row(offset_t e) const { return s.edge_row(e); }
+  KOKKOS_INLINE_FUNCTION offset_t slot(offset_t e) const { return e; }
+  KOKKOS_INLINE_FUNCTION ordinal_t column(offset_t k) const { return t.col(k); }
+  KOKKOS_INLINE_FUNCTION auto element(offset_t k, int q) const { return t.val(q * t.size + k); }
+};
+
+/// By position: the triangle's CSR arrays through the schedule's edge_pos
+/// (for L D, which has no level-ordered copy).
+template <int B, class Sched, class Col, class Val>
+struct EntriesByPosition {
+  Sched s;
+  Col col;
+  Val val;
+  KOKKOS_INLINE_FUNCTION ordinal_t row(offset_t e) const { return s.edge_row(e); }
+  KOKKOS_INLINE_FUNCTION offset_t slot(offset_t e) const { return s.edge_pos(e); }
+  KOKKOS_INLINE_FUNCTION ordinal_t column(offset_t k) const { return col(k); }
+  KOKKOS_INLINE_FUNCTION auto element(offset_t k, int q) const { return val(k * B * B + q); }
+};
+
 /// One team thread's entry of an edge-centric level, read from global memory
 /// ahead of the level that uses it. Blocks up to 4x4 are held in registers;
-/// larger ones keep their position and are read when applied (two 8x8 blocks
-/// per thread would spill).
+/// larger ones keep their slot and are read when applied (two 8x8 blocks per
+/// thread would spill).
 template <int B, class Scalar>
 struct EdgeAhead {
   static constexpr bool holds_block = B <= 4;
   bool valid = false;
   ordinal_t row = 0, col = 0;
-  offset_t pos = 0;
+  offset_t slot = 0;
   Scalar a[holds_block ? B * B : 1];
 };
 
-template <int B, class Sched, class Col, class Val, class Scalar>
-KOKKOS_INLINE_FUNCTION void read_edge(const Sched& s, offset_t e, const Col& col, const Val& val,
-                                      EdgeAhead<B, Scalar>& r) {
-  r.pos = s.edge_pos(e);
-  r.row = s.edge_row(e);
-  r.col = col(r.pos);
+template <int B, class Entries, class Scalar>
+KOKKOS_INLINE_FUNCTION void read_edge(const Entries& src, offset_t e, EdgeAhead<B, Scalar>& r) {
+  r.slot = src.slot(e);
+  r.row = src.row(e);
+  r.col = src.column(r.slot);
   if constexpr (EdgeAhead<B, Scalar>::holds_block)
-    for (int q = 0; q < B * B; ++q) r.a[q] = val(r.pos * B * B + q);
+    for (int q = 0; q < B * B; ++q) r.a[q] = src.element(r.slot, q);
 }
 
 /// x_row -= T x_col with atomics (other threads of the level may add to the same row).
-template <int B, class Val, class Scalar>
-KOKKOS_INLINE_FUNCTION void apply_edge(const EdgeAhead<B, Scalar>& r, const Val& val, Scalar* x, ordinal_t lo) {
-  Scalar v[B];
-  if constexpr (EdgeAhead<B, Scalar>::holds_block)
-    block_matvec<B>(r.a, x + (r.col - lo) * B, v);
-  else
-    block_matvec<B>(&val(r.pos * B * B), x + (r.col - lo) * B, v);
+template <int B, class Entries, class Scalar>
+KOKKOS_INLINE_FUNCTION void apply_edge(const Entries& src, const EdgeAhead<B, Scalar>& r, Scalar* x, ordinal_t lo) {
+  const Scalar* xj = x + (r.col - lo) * B;
   Scalar* xi = x + (r.row - lo) * B;
-  for (int c = 0; c < B; ++c) Kokkos::atomic_add(xi + c, -v[c]);
+  for (int c = 0; c < B; ++c) {
+    Scalar v = 0;
+    for (int d = 0; d < B; ++d) {
+      if constexpr (EdgeAhead<B, Scalar>::holds_block) v += r.a[c * B + d] * xj[d];
+      else v += src.element(r.slot, c * B + d) * xj[d];
+    }
+    Kokkos::atomic_add(xi + c, -v);
+  }
 }
 
 /// Edge-centric levels [g0, g1) (section 4.2.4): team threads take the
 /// entries of a level's rows, a barrier after each level, then after(g).
-/// Pipelined: each thread reads its first entry of level g + 1 (position,
-/// row, column, block) before it works on level g, so the dependent global
-/// loads of the matrix overlap the level before instead of following its
-/// barrier; the chain of levels then waits only on scratch and barriers.
-template <int B, class Member, class Sched, class Col, class Val, class Scalar, class AfterLevel>
-KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1, const Col& col,
-                                        const Val& val, Scalar* x, ordinal_t lo, const AfterLevel& after) {
+/// Pipelined: before working on level g a thread reads its first entry of
+/// level g + 1 (and the level pointer of g + 3), so the global loads of the
+/// matrix overlap the level before instead of following its barrier; the
+/// chain of levels then waits only on scratch and barriers.
+template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
+KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1,
+                                        const Entries& src, Scalar* x, ordinal_t lo, const AfterLevel& after) {
   if (g1 <= g0) return;
   const offset_t rank = m.team_rank(), step = m.team_size();
+  // Level g's entries are [begin, end); level g + 1's end at next_end.
   offset_t begin = s.edge_ptr(g0), end = s.edge_ptr(g0 + 1);
+  offset_t next_end = g0 + 1 < g1 ? s.edge_ptr(g0 + 2) : end;
   EdgeAhead<B, Scalar> next;
   next.valid = begin + rank < end;
-  if (next.valid) read_edge(s, begin + rank, col, val, next);
+  if (next.valid) read_edge(src, begin + rank, next);
   for (ordinal_t g = g0; g < g1; ++g) {
     const EdgeAhead<B, Scalar> now = next;
-    offset_t next_end = end;
-    if (g + 1 < g1) {
-      next_end = s.edge_ptr(g + 2);
-      next.valid = end + rank < next_end;
-      if (next.valid) read_edge(s, end + rank, col, val, next);
-    }
-    if (now.valid) apply_edge(now, val, x, lo);
+    const offset_t later_end = g + 2 < g1 ? s.edge_ptr(g + 3) : next_end;
+    next.valid = g + 1 < g1 && end + rank < next_end;
+    if (next.valid) read_edge(src, end + rank, next);
+    if (now.valid) apply_edge(src, now, x, lo);
     for (offset_t e = begin + rank + step; e < end; e += step) {  // levels wider than the team
       EdgeAhead<B, Scalar> more;
-      read_edge(s, e, col, val, more);
-      apply_edge(more, val, x, lo);
+      read_edge(src, e, more);
+      apply_edge(src, more, x, lo);
     }
     m.team_barrier();
     after(g);
     begin = end;
     end = next_end;
+    next_end = later_end;
   }
 }
 
@@ -174,8 +201,13 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
               m.team_barrier();
               after(g);
             }
+          } else if (P.lower == LowerStep::unit) {
+            const detail::EntriesInLevelOrder<B, decltype(F.lower), decltype(F.L_edges)> src{F.lower, F.L_edges};
+            detail::edge_levels<B>(m, F.lower, g0, g1, src, x, lo, after);
           } else {
-            detail::edge_levels<B>(m, F.lower, g0, g1, F.L_col, val, x, lo, after);
+            const detail::EntriesByPosition<B, decltype(F.lower), decltype(F.L_col), decltype(F.LD_val)> src{
+                F.lower, F.L_col, F.LD_val};
+            detail::edge_levels<B>(m, F.lower, g0, g1, src, x, lo, after);
           }
         }
         if (P.scale_after_lower) {
@@ -190,7 +222,8 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
               m.team_barrier();
             }
           } else {
-            detail::edge_levels<B>(m, F.upper, g0, g1, F.U_col, F.U_val, x, lo, [](ordinal_t) {});
+            const detail::EntriesInLevelOrder<B, decltype(F.upper), decltype(F.U_edges)> src{F.upper, F.U_edges};
+            detail::edge_levels<B>(m, F.upper, g0, g1, src, x, lo, [](ordinal_t) {});
           }
         }
         if (P.scratch_vector)

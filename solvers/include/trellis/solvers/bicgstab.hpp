@@ -12,6 +12,20 @@ namespace trellis {
 
 enum class BicgstabForm { split, right };
 
+/// The vectors BiCGSTAB works in. Hand the same workspace to repeated solves
+/// (a nonlinear or time loop) and they are allocated once; a solve resizes it
+/// when the system size changes.
+template <class Scalar, class Device>
+struct BicgstabWorkspace {
+  using vec = Kokkos::View<Scalar*, Device>;
+  vec r, rhat, p, v, s, t, phat, shat, w, d;
+  void reserve(size_t n) {
+    if (r.extent(0) == n) return;
+    for (vec* x : {&r, &rhat, &p, &v, &s, &t, &phat, &shat, &w, &d})  // each written before it is read
+      *x = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_work"), n);
+  }
+};
+
 /// Solves A x = b from the x given. Stops when the residual of the iterated
 /// system (K1^{-1}(b - A x) for split, b - A x for right) falls to
 /// max(rel_tol * ||K1^{-1} b||, abs_tol). Named breakdowns: rho = (r, r0^) = 0,
@@ -20,17 +34,19 @@ template <class Scalar, class Device>
 KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
                       const Preconditioner<Scalar, Device>& M,
                       Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
-                      const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split) {
+                      const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
+                      BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
   detail::check_krylov_arguments("bicgstab", A, b, x, o);
   const size_t n = b.extent(0);
   const bool split = form == BicgstabForm::split;
-  vec r("bicgstab_r", n), rhat("bicgstab_rhat", n), p("bicgstab_p", n), v("bicgstab_v", n),
-      s("bicgstab_s", n), t("bicgstab_t", n), phat("bicgstab_phat", n), shat("bicgstab_shat", n);
-  // Split form only: A K2^{-1} in before K1^{-1}, and y - y0.
-  vec w("bicgstab_w", split ? n : 0), d("bicgstab_d", split ? n : 0);
+  BicgstabWorkspace<Scalar, Device> own;
+  BicgstabWorkspace<Scalar, Device>& ws = workspace ? *workspace : own;
+  ws.reserve(n);
+  const vec r = ws.r, rhat = ws.rhat, p = ws.p, v = ws.v, s = ws.s, t = ws.t, phat = ws.phat, shat = ws.shat;
+  const vec w = ws.w, d = ws.d;  // split form: A K2^{-1} in before K1^{-1}, and y - y0
   // out = K1^{-1} A K2^{-1} in, with pre = K2^{-1} in kept.
   auto op = [&](cvec in, vec pre, vec out) {
     if (split) {
@@ -46,6 +62,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   // terms of M^{-1} p and M^{-1} s (right).
   const vec acc = split ? d : x;
   const cvec acc_p = split ? p : phat, acc_s = split ? s : shat;
+  if (split) Kokkos::deep_copy(d, Scalar(0));
   KrylovResult out;
   double ref;  // ||K1^{-1} b||
   if (split) {
@@ -102,7 +119,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     M.apply_right(d, w);
     detail::axpby(Scalar(1), w, Scalar(1), x);
   }
-  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x);
+  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x, t);
   return out;
 }
 

@@ -35,17 +35,24 @@ inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
   return std::max(o.rel_tol * reference_norm, o.abs_tol);
 }
 
-/// ||b - A x|| / ||b|| (||b - A x|| when b = 0).
+/// ||b - A x|| / ||b|| (||b - A x|| when b = 0), with r as the work vector.
+template <class Scalar, class Device>
+double true_relative_residual(const LinearOperator<Scalar, Device>& A,
+                              Kokkos::View<const Scalar*, Device> b,
+                              Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> r) {
+  A.apply(x, r);
+  axpby(Scalar(1), b, Scalar(-1), r);
+  const double bn = norm2(b), rn = norm2(r);
+  return bn > 0 ? rn / bn : rn;
+}
+
 template <class Scalar, class Device>
 double true_relative_residual(const LinearOperator<Scalar, Device>& A,
                               Kokkos::View<const Scalar*, Device> b,
                               Kokkos::View<const Scalar*, Device> x) {
   Kokkos::View<Scalar*, Device> r(Kokkos::ViewAllocateWithoutInitializing("true_residual"),
                                   b.extent(0));
-  A.apply(x, r);
-  axpby(Scalar(1), b, Scalar(-1), r);
-  const double bn = norm2(b), rn = norm2(r);
-  return bn > 0 ? rn / bn : rn;
+  return true_relative_residual<Scalar, Device>(A, b, x, r);
 }
 
 }  // namespace trellis::detail
