@@ -158,11 +158,11 @@ int main(int argc, char** argv) {
                     fused / slowest);
       }
       row.set("simulated_ranks", ranks_json);
-      // Bytes one fused application must move: factor values and indices,
-      // D^{-1}, the vector in and out.
+      // Bytes one fused application must move: factor values, the row and
+      // column of each entry, D^{-1}, the vector in and out.
       const auto& f = dd.factors();
-      const double bytes = 8.0 * (f.L_val.extent(0) + f.U_val.extent(0) + f.inv_diag.extent(0) + 2 * n) +
-                           4.0 * (f.L_col.extent(0) + f.U_col.extent(0) + 2 * f.num_rows);
+      const double bytes = 8.0 * (f.L_edges.val.extent(0) + f.U_edges.val.extent(0) + f.inv_diag.extent(0) + 2 * n) +
+                           8.0 * (f.L_edges.col.extent(0) + f.U_edges.col.extent(0));
       row.set("fused_GBs", bytes / fused / 1e6).set("fused_fraction_of_copy", bytes / fused / 1e6 / copy_gbs);
 
       std::string line;

@@ -239,8 +239,11 @@ class DomainDecompositionIlu {
       out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots);
     });
     dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
+    // The solves read L and U' in level order; the factorization's copies go.
     f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b);
     f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b);
+    f.L_val = vector_type();
+    f.U_val = vector_type();
     exec().fence();
     report_.seconds_factorization = seconds_since(t0);
     report_.boosted_pivots = out.boosted;

@@ -5,13 +5,14 @@
 //   A_dropped ~ L D U'   L unit lower, D block diagonal, U' = D^{-1} U unit upper
 //
 // Stored per block row, b x b row-major blocks (b = 1 for CSR):
-//   L_val   the strict lower blocks of L                 (dag_*_ud, fused)
+//   L_val   the strict lower blocks of L                 (factorization only)
 //   LD_val  the strict lower blocks of L D (ILU0's lower factor with its diagonal;
 //           the non-unit lower solves divide by D row by row)
-//   U_val   the strict upper blocks of U'
+//   U_val   the strict upper blocks of U'                (factorization only)
 //   inv_diag  D^{-1}, one block per row (Algorithm 4.4's inv_D)
-//   L_edges, U_edges  L_val and U_val again, in the order of the edge-centric
-//           schedules (see LevelOrderedBlocks)
+// and, for the solves, L and U' again in the order of their schedules
+// (L_edges, U_edges: see LevelOrderedBlocks). DomainDecompositionIlu makes
+// those after factoring and releases L_val and U_val.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/dd/subdomain_schedule.hpp"
@@ -22,8 +23,8 @@ namespace trellis::dd {
 /// (level by level, row by row of each level), struct of arrays: element q
 /// of entry e's block is val(q * size + e). The edge-centric solves read it
 /// with unit stride across a team and without the schedule's edge_pos
-/// indirection: one dependent global load less on every level's path. Costs
-/// one more copy of the triangle.
+/// indirection: one dependent global load less on every level's path. The
+/// vertex-centric solves read it too, row by row (row_edge_ptr).
 template <class Scalar, class Device>
 struct LevelOrderedBlocks {
   Kokkos::View<ordinal_t*, Device> col;

@@ -21,6 +21,7 @@ struct SubdomainSchedule {
   Kokkos::View<offset_t*, Device> level_ptr;     // rows of level g: level_rows[level_ptr(g), level_ptr(g+1))
   Kokkos::View<ordinal_t*, Device> level_rows;
   Kokkos::View<offset_t*, Device> edge_ptr;   // entries of level g's rows: [edge_ptr(g), edge_ptr(g+1))
+  Kokkos::View<offset_t*, Device> row_edge_ptr;  // entries of row level_rows(p): [row_edge_ptr(p), row_edge_ptr(p+1))
   Kokkos::View<ordinal_t*, Device> edge_row;  // the row of each such entry
   Kokkos::View<offset_t*, Device> edge_pos;   // its position in the triangle's CSR arrays
   ordinal_t total_levels = 0;
@@ -84,7 +85,9 @@ void assign_subdomain_levels(Kokkos::View<const offset_t*, Device> map,
 }  // namespace detail
 
 /// Analysis of one strict triangle (CSR arrays of block rows; columns are
-/// global rows of the same subdomain) over the subdomains sub_start.
+/// global rows of the same subdomain) over the subdomains sub_start. The
+/// entries ("edges") are listed level by level, row by row, each row's in
+/// CSR order.
 template <class Device>
 SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Device> map,
                                              Kokkos::View<const ordinal_t*, Device> col,
@@ -149,6 +152,7 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
         sum += map(i + 1) - map(i);
         if (final && p == n - 1) entry_start(n) = sum;
       });
+  s.row_edge_ptr = entry_start;
   const offset_t nnz = offset_t(col.extent(0));
   s.edge_row = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_row"), nnz);
   s.edge_pos = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_pos"), nnz);

@@ -127,16 +127,34 @@ KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal
 
 /// Vertex-centric level g (section 4.2.3): one team thread per row, its
 /// entries in order, so the result is bit-reproducible.
-template <int B, class Member, class Sched, class Map, class Col, class Val, class Scalar>
-KOKKOS_INLINE_FUNCTION void vertex_level(const Member& m, const Sched& s, ordinal_t g, const Map& map,
-                                         const Col& col, const Val& val, Scalar* x, ordinal_t lo) {
+template <int B, class Member, class Sched, class Entries, class Scalar>
+KOKKOS_INLINE_FUNCTION void vertex_level(const Member& m, const Sched& s, ordinal_t g, const Entries& src, Scalar* x,
+                                         ordinal_t lo) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(m, s.level_ptr(g), s.level_ptr(g + 1)), [&](offset_t p) {
-    const ordinal_t i = s.level_rows(p);
+    Scalar* xi = x + (s.level_rows(p) - lo) * B;
     Scalar acc[B];
-    for (int c = 0; c < B; ++c) acc[c] = x[(i - lo) * B + c];
-    for (offset_t k = map(i); k < map(i + 1); ++k) block_matvec_sub<B>(&val(k * B * B), x + (col(k) - lo) * B, acc);
-    for (int c = 0; c < B; ++c) x[(i - lo) * B + c] = acc[c];
+    for (int c = 0; c < B; ++c) acc[c] = xi[c];
+    for (offset_t e = s.row_edge_ptr(p); e < s.row_edge_ptr(p + 1); ++e) {
+      const offset_t k = src.slot(e);
+      const Scalar* xj = x + (src.column(k) - lo) * B;
+      for (int c = 0; c < B; ++c)
+        for (int d = 0; d < B; ++d) acc[c] -= src.element(k, c * B + d) * xj[d];
+    }
+    for (int c = 0; c < B; ++c) xi[c] = acc[c];
   });
+}
+
+/// Levels [g0, g1) of one triangle, vertex- or edge-centric, a barrier and
+/// after(g) after each.
+template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
+KOKKOS_INLINE_FUNCTION void levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1, const Entries& src,
+                                   bool vertex_centric, Scalar* x, ordinal_t lo, const AfterLevel& after) {
+  if (!vertex_centric) return edge_levels<B>(m, s, g0, g1, src, x, lo, after);
+  for (ordinal_t g = g0; g < g1; ++g) {
+    vertex_level<B>(m, s, g, src, x, lo);
+    m.team_barrier();
+    after(g);
+  }
 }
 
 /// x_i = D_i^{-1} x_i for the rows rows(p), p in [begin, end).
@@ -174,6 +192,9 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
   const size_t scratch = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
   const SubdomainFactors<Scalar, Device> F = f;
   const DagPlan P = plan;
+  using Sched = SubdomainSchedule<Device>;
+  using Blocks = LevelOrderedBlocks<Scalar, Device>;
+  using ByPosition = detail::EntriesByPosition<B, Sched, decltype(F.L_col), decltype(F.LD_val)>;
   const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
   if (last <= first) return;
   Kokkos::parallel_for(
@@ -187,7 +208,6 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
                              [&](ordinal_t t) { x[t] = in(size_t(lo) * B + t); });
         m.team_barrier();
         if (P.lower != LowerStep::none) {
-          const auto& val = P.lower == LowerStep::unit ? F.L_val : F.LD_val;
           auto after = [&](ordinal_t g) {
             if (P.lower != LowerStep::with_diagonal) return;
             detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows,
@@ -195,37 +215,21 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
             m.team_barrier();
           };
           const ordinal_t g0 = F.lower.level_begin(s), g1 = F.lower.level_begin(s + 1);
-          if (P.vertex_centric) {
-            for (ordinal_t g = g0; g < g1; ++g) {
-              detail::vertex_level<B>(m, F.lower, g, F.L_map, F.L_col, val, x, lo);
-              m.team_barrier();
-              after(g);
-            }
-          } else if (P.lower == LowerStep::unit) {
-            const detail::EntriesInLevelOrder<B, decltype(F.lower), decltype(F.L_edges)> src{F.lower, F.L_edges};
-            detail::edge_levels<B>(m, F.lower, g0, g1, src, x, lo, after);
-          } else {
-            const detail::EntriesByPosition<B, decltype(F.lower), decltype(F.L_col), decltype(F.LD_val)> src{
-                F.lower, F.L_col, F.LD_val};
-            detail::edge_levels<B>(m, F.lower, g0, g1, src, x, lo, after);
-          }
+          if (P.lower == LowerStep::unit)
+            detail::levels<B>(m, F.lower, g0, g1, detail::EntriesInLevelOrder<B, Sched, Blocks>{F.lower, F.L_edges},
+                              P.vertex_centric, x, lo, after);
+          else
+            detail::levels<B>(m, F.lower, g0, g1, ByPosition{F.lower, F.L_col, F.LD_val}, P.vertex_centric, x, lo,
+                              after);
         }
         if (P.scale_after_lower) {
           detail::scale_rows<B>(m, lo, hi, detail::Identity(), F.inv_diag, x, lo);
           m.team_barrier();
         }
-        if (P.upper) {
-          const ordinal_t g0 = F.upper.level_begin(s), g1 = F.upper.level_begin(s + 1);
-          if (P.vertex_centric) {
-            for (ordinal_t g = g0; g < g1; ++g) {
-              detail::vertex_level<B>(m, F.upper, g, F.U_map, F.U_col, F.U_val, x, lo);
-              m.team_barrier();
-            }
-          } else {
-            const detail::EntriesInLevelOrder<B, decltype(F.upper), decltype(F.U_edges)> src{F.upper, F.U_edges};
-            detail::edge_levels<B>(m, F.upper, g0, g1, src, x, lo, [](ordinal_t) {});
-          }
-        }
+        if (P.upper)
+          detail::levels<B>(m, F.upper, F.upper.level_begin(s), F.upper.level_begin(s + 1),
+                            detail::EntriesInLevelOrder<B, Sched, Blocks>{F.upper, F.U_edges}, P.vertex_centric, x,
+                            lo, [](ordinal_t) {});
         if (P.scratch_vector)
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
                                [&](ordinal_t t) { out(size_t(lo) * B + t) = x[t]; });
