@@ -28,13 +28,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-HostCsr block_pattern(const HostBsr& A) {
+HostCsr block_graph(const BlockPattern& A) {
   HostCsr::values_type ones("pattern_values", A.nnz_blocks());
   Kokkos::deep_copy(ones, 1.0);
-  return HostCsr(A.num_block_rows, A.num_block_cols, A.row_map, A.entries, ones);
+  return HostCsr(A.rows, A.cols, A.row_map, A.entries, ones);
 }
 
-Partition choose_partition(const HostBsr& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
+Partition choose_partition(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
   Partitioner p = opt.partitioner;
   const bool has_grid = opt.grid[0] > 0;
   if (p == Partitioner::automatic)
@@ -44,11 +44,11 @@ Partition choose_partition(const HostBsr& A, const DdOptions& opt, ordinal_t row
     case Partitioner::geometric: {
       if (!has_grid) throw InputError("geometric partition needs the grid dimensions (DdOptions::grid)");
       const long long points = 1LL * opt.grid[0] * opt.grid[1] * opt.grid[2];
-      if (points != A.num_block_rows)
+      if (points != A.rows)
         throw InputError("geometric partition: grid " + std::to_string(opt.grid[0]) + "x" +
                          std::to_string(opt.grid[1]) + "x" + std::to_string(opt.grid[2]) + " has " +
                          std::to_string(points) + " points, the matrix " +
-                         std::to_string(A.num_block_rows) + " block rows");
+                         std::to_string(A.rows) + " block rows");
       GridDims box = opt.box;
       if (box[0] > 0 && 1LL * box[0] * box[1] * box[2] > rows) {
         report.note += "box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" +
@@ -61,18 +61,18 @@ Partition choose_partition(const HostBsr& A, const DdOptions& opt, ordinal_t row
                             std::to_string(box[2]);
       return geometric_partition(opt.grid, box);
     }
-    case Partitioner::metis: return metis_partition(block_pattern(A), rows);
-    default: return contiguous_partition(A.num_block_rows, rows);
+    case Partitioner::metis: return metis_partition(block_graph(A), rows);
+    default: return contiguous_partition(A.rows, rows);
   }
 }
 
 }  // namespace
 
-SubdomainLayout plan_subdomains(const HostBsr& A, const DdOptions& opt, ordinal_t rows_that_fit,
+SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
                                 DdReport& report) {
-  if (A.num_block_rows != A.num_block_cols)
+  if (A.rows != A.cols)
     throw StructureError("domain-decomposition ILU0: matrix is not square");
-  if (A.num_block_rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
+  if (A.rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
   ordinal_t rows = opt.subdomain_rows > 0 ? opt.subdomain_rows : std::min<ordinal_t>(rows_that_fit, 2048);
   if (rows > rows_that_fit) {
     report.note += "requested " + std::to_string(rows) + " block rows per subdomain do not fit in team "
@@ -84,7 +84,7 @@ SubdomainLayout plan_subdomains(const HostBsr& A, const DdOptions& opt, ordinal_
   report.seconds_partition = seconds_since(t0);
 
   report.block_size = A.block_size;
-  report.block_rows = A.num_block_rows;
+  report.block_rows = A.rows;
   report.subdomains = layout.num_subdomains();
   report.largest_subdomain = layout.largest_subdomain();
   report.smallest_subdomain = report.largest_subdomain;

@@ -79,10 +79,28 @@ class DomainDecompositionIlu {
   using exec = typename Device::execution_space;
 
   DomainDecompositionIlu(const HostBsr& A, const DdOptions& options = {}) : options_(options) {
-    setup(A);
+    setup(pattern_of(A), A);
   }
   DomainDecompositionIlu(const HostCsr& A, const DdOptions& options = {}) : options_(options) {
-    setup(csr_to_bsr(A, 1));
+    const HostBsr blocks = csr_to_bsr(A, 1);
+    setup(pattern_of(blocks), blocks);
+  }
+  /// From a matrix already in the device's memory (where an application
+  /// assembles it or keeps it for its SpMV): only the block pattern comes to
+  /// the host, for the partitioner; the values never leave the device. (A
+  /// template so that it may coexist with the HostBsr one when Device is the
+  /// host; that one is chosen then.)
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    HostBsr::index_type entries(Kokkos::ViewAllocateWithoutInitializing("dd_host_entries"), A.entries.extent(0));
+    Kokkos::View<offset_t*, HostDevice> row_map(Kokkos::ViewAllocateWithoutInitializing("dd_host_row_map"),
+                                                A.row_map.extent(0));
+    Kokkos::deep_copy(entries, A.entries);
+    Kokkos::deep_copy(row_map, A.row_map);
+    const double download = seconds_since(t0);
+    setup({A.block_size, A.num_block_rows, A.num_block_cols, row_map, entries}, A);
+    report_.seconds_partition += download;  // the pattern's trip to the partitioner
   }
 
   /// Block rows whose vector part (b * sizeof(Scalar) bytes each) fits in the
@@ -200,19 +218,31 @@ class DomainDecompositionIlu {
   void apply(const_vector_type r, vector_type z) const { apply(r, z, default_variant()); }
 
  private:
-  void setup(const HostBsr& A) {
+  static dd::detail::BlockPattern pattern_of(const HostBsr& A) {
+    return {A.block_size, A.num_block_rows, A.num_block_cols, A.row_map, A.entries};
+  }
+  /// A itself when it is in the device's memory, else its copy there.
+  template <class Matrix>
+  static BsrMatrix<Scalar, Device> on_device(const Matrix& A) {
+    if constexpr (std::is_same<Matrix, BsrMatrix<Scalar, Device>>::value) return A;
+    else return copy_to<Device>(A);
+  }
+
+  /// pattern: A's block pattern on the host (what the partitioner reads).
+  template <class Matrix>
+  void setup(const dd::detail::BlockPattern& pattern, const Matrix& A) {
     const int b = A.block_size;
     trellis::detail::check_block_size(b, "domain-decomposition ILU0");
     report_.rows_that_fit = rows_that_fit(b);
     report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
-    layout_ = dd::detail::plan_subdomains(A, options_, report_.rows_that_fit, report_);
+    layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
 
     // Reorder, drop and split on the device (Algorithm 3.2).
     auto t0 = std::chrono::steady_clock::now();
     const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old);
     new_to_old_ = perm.new_to_old;
     old_to_new_ = perm.old_to_new;
-    reordered_ = permute_symmetric(copy_to<Device>(A), perm);
+    reordered_ = permute_symmetric(on_device(A), perm);
     auto& f = factors_;
     f.block_size = b;
     f.num_rows = A.num_block_rows;

@@ -8,9 +8,18 @@
 
 namespace trellis::dd::detail {
 
+/// What the partitioners read of a matrix: its block pattern, on the host.
+struct BlockPattern {
+  int block_size = 1;
+  ordinal_t rows = 0, cols = 0;  // block rows and columns
+  HostBsr::row_map_type row_map;
+  HostBsr::index_type entries;
+  offset_t nnz_blocks() const { return offset_t(entries.extent(0)); }
+};
+
 /// rows_that_fit: the team scratch limit in block rows. Fills the report's
 /// partition fields and time (all but the dropped blocks).
-SubdomainLayout plan_subdomains(const HostBsr& A, const DdOptions& options, ordinal_t rows_that_fit,
+SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& options, ordinal_t rows_that_fit,
                                 DdReport& report);
 
 }  // namespace trellis::dd::detail
