@@ -6,7 +6,9 @@
 #   bash cmake/scripts/device_check.sh [unit|perf|all]   (default all)
 #   bash cmake/scripts/device_check.sh bench ARGS...     trsv_bench with ARGS only
 # TRELLIS_PERF_TESTS=REGEX limits `perf` to the perf tests it matches (each
-# perf test is sized to fit one 600 s device call).
+# perf test is sized to fit one 600 s device call). For a quick check of a few
+# areas, TRELLIS_DEVICE_TARGETS="test_a test_b" builds only those targets and
+# TRELLIS_UNIT_TESTS=REGEX runs only the unit tests it matches.
 #
 # Needs .deps/src and .device-carry (cmake/scripts/prepare_device_carry.sh).
 set -uo pipefail
@@ -55,10 +57,10 @@ configure() {
     -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
     -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)"
 }
-build() { cmake --build "$work/build" -j 16; }
+build() { cmake --build "$work/build" -j 16 ${TRELLIS_DEVICE_TARGETS:+--target $TRELLIS_DEVICE_TARGETS}; }
 unit() {
   export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=8 OMP_PROC_BIND=false
-  ctest --test-dir "$work/build" -L unit -V --timeout 600 -j 1
+  ctest --test-dir "$work/build" -L unit -R "${TRELLIS_UNIT_TESTS:-.}" -V --timeout 600 -j 1
 }
 perf() {
   export TRELLIS_MATRICES="$carry/matrices"
