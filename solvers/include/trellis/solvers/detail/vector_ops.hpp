@@ -10,7 +10,33 @@
 #include <array>
 #include <cmath>
 
-#include "trellis/core/sum_array.hpp"
+namespace trellis::detail {
+
+/// N sums reduced together: one pass and one host round trip for several
+/// inner products.
+template <class Scalar, int N>
+struct SumArray {
+  Scalar v[N];
+  KOKKOS_INLINE_FUNCTION SumArray() {
+    for (int k = 0; k < N; ++k) v[k] = Scalar(0);
+  }
+  KOKKOS_INLINE_FUNCTION SumArray& operator+=(const SumArray& o) {
+    for (int k = 0; k < N; ++k) v[k] += o.v[k];
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile SumArray& o) volatile {
+    for (int k = 0; k < N; ++k) v[k] += o.v[k];
+  }
+};
+
+}  // namespace trellis::detail
+
+namespace Kokkos {
+template <class Scalar, int N>
+struct reduction_identity<trellis::detail::SumArray<Scalar, N>> {
+  KOKKOS_FORCEINLINE_FUNCTION static trellis::detail::SumArray<Scalar, N> sum() { return {}; }
+};
+}  // namespace Kokkos
 
 namespace trellis::detail {
 
