@@ -268,14 +268,63 @@ TYPED_TEST(KrylovOnBackend, BreakdownsAreNamed) {
     auto dx = device_vector<Device>({0.0, 0.0});
     EXPECT_EQ((cg<double, Device>(op, identity, db, dx, o).status), KrylovStatus::breakdown_vr);
   }
-  {
-    // BiCGSTAB on the rotation [[0, 1], [-1, 0]] with b = (1, 0), x0 = 0:
-    // v = A r = (0, -1) is orthogonal to r0^ = (1, 0).
-    const HostCsr H = csr_from_triplets(2, 2, {0, 1}, {1, 0}, {1.0, -1.0});
-    CsrOperator<double, Device> op(to_device<Device>(H));
-    auto db = device_vector<Device>({1.0, 0.0});
-    auto dx = device_vector<Device>({0.0, 0.0});
-    EXPECT_EQ((bicgstab<double, Device>(op, identity, db, dx, o).status), KrylovStatus::breakdown_vr);
+  // BiCGSTAB, both forms. The kernels of an iteration run before the host
+  // sees its inner products, so each case also checks that the step the
+  // breakdown cuts short left x as it was (x0 = (0.5, 0.25), one iteration).
+  for (BicgstabForm form : {BicgstabForm::split, BicgstabForm::right}) {
+    SCOPED_TRACE(form == BicgstabForm::split ? "split" : "right");
+    struct Case {
+      const char* what;
+      HostCsr A;
+      KrylovStatus expected;
+    };
+    const Case cases[] = {
+        // The rotation [[0, 1], [-1, 0]], b = (1, 0): v = A p = (0, -1) is orthogonal to r0^ = (1, 0).
+        {"(v, r0^) = 0", csr_from_triplets(2, 2, {0, 1}, {1, 0}, {1.0, -1.0}), KrylovStatus::breakdown_vr},
+        // [[1, 1], [-1, 0]], b = (1, 0): alpha = 1, s = (0, 1), t = A s = (1, 0) is orthogonal to s.
+        {"(t, s) = 0", csr_from_triplets(2, 2, {0, 0, 1}, {0, 1, 0}, {1.0, 1.0, -1.0}),
+         KrylovStatus::breakdown_omega},
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.what);
+      CsrOperator<double, Device> op(to_device<Device>(c.A));
+      // b = A x0 + (1, 0): the residual at x0 is (1, 0), as in the comments above.
+      const HostVec x0{0.5, 0.25};
+      HostVec b = multiply(c.A, x0);
+      b[0] += 1.0;
+      auto db = device_vector<Device>(b);
+      auto dx = device_vector<Device>(x0);
+      const KrylovResult r = bicgstab<double, Device>(op, identity, db, dx, o, form);
+      EXPECT_EQ(r.status, c.expected) << to_string(r.status);
+      EXPECT_EQ(host_vector(dx), x0) << "x changed by a step the breakdown rejected";
+    }
+  }
+}
+
+TYPED_TEST(KrylovOnBackend, BicgstabStopsAtAHalfStepThatConverges) {
+  // A = 2 I: alpha = 1/2 makes s = r - alpha A r = 0 in the first half step,
+  // so the iteration ends there with x = x0 + r0 / 2 = A^{-1} b.
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const int n = 300;
+  std::vector<ordinal_t> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  const HostCsr H = csr_from_triplets(n, n, idx, idx, HostVec(n, 2.0));
+  CsrOperator<double, Device> op(to_device<Device>(H));
+  IdentityPreconditioner<double, Device> identity;
+  const HostVec b = random_vector(n, seed);
+  for (BicgstabForm form : {BicgstabForm::split, BicgstabForm::right}) {
+    SCOPED_TRACE(form == BicgstabForm::split ? "split" : "right");
+    auto db = device_vector<Device>(b);
+    auto dx = device_vector<Device>(random_vector(n, seed + 1));
+    const KrylovResult r = bicgstab<double, Device>(op, identity, db, dx, KrylovOptions{}, form);
+    EXPECT_EQ(r.status, KrylovStatus::converged) << to_string(r.status);
+    EXPECT_EQ(r.iterations, 1);
+    ASSERT_EQ(r.history.size(), 2u);
+    EXPECT_LT(r.history[1], 1e-14);
+    const HostVec x = host_vector(dx);
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(x[i], b[i] / 2, 1e-14 * (1 + std::abs(b[i]))) << "row " << i;
   }
 }
 

@@ -24,28 +24,16 @@
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/sum_array.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis {
 
 namespace detail {
 
-/// The B partial sums of one block row: the value the vector lanes reduce
-/// (Kokkos::Sum over it; its volatile join needs the volatile +=).
+/// The B partial sums of one block row: the value the vector lanes reduce.
 template <class Scalar, int B>
-struct BlockRowSum {
-  Scalar v[B];
-  KOKKOS_INLINE_FUNCTION BlockRowSum() {
-    for (int r = 0; r < B; ++r) v[r] = Scalar(0);
-  }
-  KOKKOS_INLINE_FUNCTION BlockRowSum& operator+=(const BlockRowSum& o) {
-    for (int r = 0; r < B; ++r) v[r] += o.v[r];
-    return *this;
-  }
-  KOKKOS_INLINE_FUNCTION void operator+=(const volatile BlockRowSum& o) volatile {
-    for (int r = 0; r < B; ++r) v[r] += o.v[r];
-  }
-};
+using BlockRowSum = SumArray<Scalar, B>;
 
 /// s += block * x(col0 .. col0 + B - 1) for one row-major B x B block.
 template <int B, class Scalar, class XView>

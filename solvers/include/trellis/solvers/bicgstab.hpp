@@ -18,8 +18,15 @@ enum class BicgstabForm { split, right };
 template <class Scalar, class Device>
 struct BicgstabWorkspace {
   using vec = Kokkos::View<Scalar*, Device>;
+  using slots = detail::IterationScalars<vec>;
   vec r, rhat, p, v, s, t, phat, shat, w, d;
+  vec scalars;                              // an iteration's inner products, in device memory
+  typename vec::HostMirror host_scalars;    // and their copy here
   void reserve(size_t n) {
+    if (scalars.extent(0) != size_t(slots::count)) {
+      scalars = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_scalars"), slots::count);
+      host_scalars = Kokkos::create_mirror_view(scalars);
+    }
     if (r.extent(0) == n) return;
     for (vec* x : {&r, &rhat, &p, &v, &s, &t, &phat, &shat, &w, &d})  // each written before it is read
       *x = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_work"), n);
@@ -84,36 +91,46 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   double rnorm = std::sqrt(double(rho));  // rhat = r at the start
   detail::record_residual(out, o, rnorm / scale);
   out.status = KrylovStatus::max_iterations;
+  // The iteration's scalars on the device (c) and their copy here (h).
+  detail::DeviceScalars<Scalar, Device> c{ws.scalars};
+  const auto host_slots = ws.host_scalars;
+  detail::IterationScalars<decltype(host_slots)> h{host_slots};
+  Kokkos::deep_copy(host_slots, Scalar(0));
+  host_slots(h.pair0 + 1) = rho;
+  host_slots(h.stop) = Scalar(stop);
+  Kokkos::deep_copy(ws.scalars, host_slots);
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) { out.status = KrylovStatus::non_finite; break; }
     if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
     if (rho == Scalar(0)) { out.status = KrylovStatus::breakdown_rho; break; }
+    // One iteration, queued without a wait; the kernels skip what a breakdown
+    // or an early convergence leaves out.
     op(p, phat, v);
-    const Scalar vr = dot(v, rhat);
+    detail::alpha_dot<Scalar, Device>(c, v, rhat);
+    detail::half_step<Scalar, Device>(c, r, v, s);  // s = r - alpha v
+    op(s, shat, t);
+    detail::omega_dots<Scalar, Device>(c, t, s);
+    // acc += alpha p + omega s (in the iterate's terms); r = s - omega t.
+    detail::full_step<Scalar, Device>(c, acc, acc_p, acc_s, s, t, r, rhat);
+    detail::direction_step<Scalar, Device>(c, r, v, p);  // p = r + beta (p - omega v)
+    Kokkos::deep_copy(host_slots, ws.scalars);  // the iteration's one round trip
+    const Scalar vr = host_slots(h.vr);
     if (!std::isfinite(double(vr))) { out.status = KrylovStatus::non_finite; break; }
     if (vr == Scalar(0)) { out.status = KrylovStatus::breakdown_vr; break; }
-    const Scalar alpha = rho / vr;
-    const double snorm = std::sqrt(double(detail::half_step<Scalar, Device>(r, alpha, v, s)));  // s = r - alpha v
     ++out.iterations;
-    if (snorm <= stop) {  // the half step already converged
-      detail::axpby(alpha, acc_p, Scalar(1), acc);
-      rnorm = snorm;
+    if (h.half_step_converged()) {  // the half step already converged
+      rnorm = h.snorm();
       detail::record_residual(out, o, rnorm / scale);
       continue;
     }
-    op(s, shat, t);
-    const auto [tt, ts] = detail::omega_dots<Scalar, Device>(t, s);
+    const Scalar tt = host_slots(h.tt), ts = host_slots(h.ts);
     if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) { out.status = KrylovStatus::non_finite; break; }
-    if (tt == Scalar(0) || ts == Scalar(0)) { out.status = KrylovStatus::breakdown_omega; break; }
-    const Scalar omega = ts / tt;
-    // acc += alpha p + omega s (in the iterate's terms); r = s - omega t.
-    const auto [rr, rho_next] = detail::full_step<Scalar, Device>(acc, alpha, acc_p, omega, acc_s, s, t, r, rhat);
-    rnorm = std::sqrt(double(rr));
+    if (!h.omega_usable()) { out.status = KrylovStatus::breakdown_omega; break; }
+    rnorm = std::sqrt(double(h.rr_next()));
     detail::record_residual(out, o, rnorm / scale);
-    const Scalar beta = (rho_next / rho) * (alpha / omega);
-    detail::update(Scalar(1), r, -beta * omega, v, beta, p);  // p = r + beta (p - omega v)
-    rho = rho_next;
+    rho = h.rho_next();
+    c.cur = h.cur = 1 - h.cur;
   }
   if (split) {
     M.apply_right(d, w);
