@@ -15,6 +15,7 @@
 // Kernels' host-side symbolic analysis) are timed once, from the host matrix.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -87,9 +88,15 @@ int main(int argc, char** argv) {
                                     "layered3d:128x128x64", "convdiff3d:96x96x96"};
   std::string json = "solve_results.json";
   bool real = true;
+  bool run_dd = true, run_global = true, run_cusparse = true;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--problems" && i + 1 < argc) problems = bench::split_list(argv[++i]);
+    else if (k == "--methods" && i + 1 < argc) {  // a subset of dd,global,cusparse
+      const auto m = bench::split_list(argv[++i]);
+      auto has = [&](const char* x) { return std::find(m.begin(), m.end(), x) != m.end(); };
+      run_dd = has("dd"), run_global = has("global"), run_cusparse = has("cusparse");
+    }
     else if (k == "--json" && i + 1 < argc) json = argv[++i];
     else if (k == "--no-real-matrices") real = false;
     else if (k == "--quick") problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
@@ -119,7 +126,7 @@ int main(int argc, char** argv) {
       std::vector<Outcome> runs;
       BicgstabWorkspace<double, Device> ws;
       JsonObject dd_setup;
-      try {
+      if (run_dd) try {
         DdOptions opt;
         if (p.grid[0] > 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
         std::shared_ptr<const DomainDecompositionIlu<double, Device>> dd;
@@ -146,7 +153,7 @@ int main(int argc, char** argv) {
         std::printf("  dd skipped: %s\n", e.what());
       }
       for (TrsvAlgorithm a : {TrsvAlgorithm::elmr_value, TrsvAlgorithm::levelset_csr}) {
-        try {
+        if (run_global) try {
           Kokkos::Timer t;
           auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(p.matrix, dd::PivotOptions{}, a);
           Kokkos::fence();
@@ -157,7 +164,7 @@ int main(int argc, char** argv) {
         }
       }
 #if defined(TRELLIS_WITH_CUSPARSE)
-      try {
+      if (run_cusparse) try {
         const auto point = copy_to<Device>(p.matrix);  // on the device before the clock, as the BSR is
         Kokkos::fence();
         std::shared_ptr<bench::CusparseIlu0Preconditioner> M;
