@@ -29,16 +29,23 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 HostCsr block_graph(const BlockPattern& A) {
-  HostCsr::values_type ones("pattern_values", A.nnz_blocks());
-  Kokkos::deep_copy(ones, 1.0);
+  if (A.row_map.extent(0) != size_t(A.rows) + 1)
+    throw Error("domain-decomposition ILU0: the graph partitioner was given no block pattern");
+  // Values the partitioner never reads (without Kokkos's parallel fill: a host
+  // thread team's wake-up costs more than these few kilobytes).
+  HostCsr::values_type ones(Kokkos::ViewAllocateWithoutInitializing("pattern_values"), A.entries.extent(0));
+  std::fill(ones.data(), ones.data() + ones.extent(0), 1.0);
   return HostCsr(A.rows, A.cols, A.row_map, A.entries, ones);
 }
 
+Partitioner chosen_partitioner(const DdOptions& opt) {
+  if (opt.partitioner != Partitioner::automatic) return opt.partitioner;
+  return opt.grid[0] > 0 ? Partitioner::geometric : have_metis() ? Partitioner::metis : Partitioner::contiguous;
+}
+
 Partition choose_partition(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
-  Partitioner p = opt.partitioner;
+  const Partitioner p = chosen_partitioner(opt);
   const bool has_grid = opt.grid[0] > 0;
-  if (p == Partitioner::automatic)
-    p = has_grid ? Partitioner::geometric : have_metis() ? Partitioner::metis : Partitioner::contiguous;
   report.partitioner = to_string(p);
   switch (p) {
     case Partitioner::geometric: {
@@ -68,6 +75,8 @@ Partition choose_partition(const BlockPattern& A, const DdOptions& opt, ordinal_
 
 }  // namespace
 
+bool partition_reads_pattern(const DdOptions& options) { return chosen_partitioner(options) == Partitioner::metis; }
+
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
                                 DdReport& report) {
   if (A.rows != A.cols)
@@ -91,7 +100,6 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
   for (ordinal_t t = 0; t < report.subdomains; ++t)
     report.smallest_subdomain =
         std::min(report.smallest_subdomain, layout.sub_start[t + 1] - layout.sub_start[t]);
-  report.blocks = A.nnz_blocks();
   return layout;
 }
 

@@ -39,9 +39,7 @@ void dispatch_block_size(int b, F&& f) {
 template <class Device, class T>
 Kokkos::View<T*, Device> to_device(const std::vector<T>& v, const char* name) {
   Kokkos::View<T*, Device> d(Kokkos::ViewAllocateWithoutInitializing(name), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  std::copy(v.begin(), v.end(), h.data());
-  Kokkos::deep_copy(d, h);
+  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
   return d;
 }
 
@@ -93,13 +91,19 @@ class DomainDecompositionIlu {
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
     const auto t0 = std::chrono::steady_clock::now();
-    HostBsr::index_type entries(Kokkos::ViewAllocateWithoutInitializing("dd_host_entries"), A.entries.extent(0));
-    Kokkos::View<offset_t*, HostDevice> row_map(Kokkos::ViewAllocateWithoutInitializing("dd_host_row_map"),
-                                                A.row_map.extent(0));
-    Kokkos::deep_copy(entries, A.entries);
-    Kokkos::deep_copy(row_map, A.row_map);
+    dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
+    if (dd::detail::partition_reads_pattern(options_)) {  // a graph partitioner; the geometric one needs sizes only
+      typename HostBsr::index_type::non_const_type entries(
+          Kokkos::ViewAllocateWithoutInitializing("dd_host_entries"), A.entries.extent(0));
+      typename HostBsr::row_map_type::non_const_type row_map(
+          Kokkos::ViewAllocateWithoutInitializing("dd_host_row_map"), A.row_map.extent(0));
+      Kokkos::deep_copy(entries, A.entries);
+      Kokkos::deep_copy(row_map, A.row_map);
+      pattern.entries = entries;
+      pattern.row_map = row_map;
+    }
     const double download = seconds_since(t0);
-    setup({A.block_size, A.num_block_rows, A.num_block_cols, row_map, entries}, A);
+    setup(pattern, A);
     report_.seconds_partition += download;  // the pattern's trip to the partitioner
   }
 
@@ -236,6 +240,7 @@ class DomainDecompositionIlu {
     report_.rows_that_fit = rows_that_fit(b);
     report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
     layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
+    report_.blocks = A.nnz_blocks();
 
     // Reorder, drop and split on the device (Algorithm 3.2).
     auto t0 = std::chrono::steady_clock::now();

@@ -77,8 +77,8 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
 
 template <class Device>
 Kokkos::View<ordinal_t[3], Device> make_pivot_status(ordinal_t n) {
-  Kokkos::View<ordinal_t[3], Device> status("dd_pivot_status");
-  auto h = Kokkos::create_mirror_view(status);
+  Kokkos::View<ordinal_t[3], Device> status(Kokkos::ViewAllocateWithoutInitializing("dd_pivot_status"));
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   h(0) = h(1) = n;
   h(2) = 0;
   Kokkos::deep_copy(status, h);
@@ -87,7 +87,8 @@ Kokkos::View<ordinal_t[3], Device> make_pivot_status(ordinal_t n) {
 
 template <class Device>
 FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t[3], Device> status, ordinal_t n) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), status);
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
+  Kokkos::deep_copy(h, status);
   FactorizationOutcome out;
   out.tiny_row = h(0) < n ? h(0) : -1;
   out.non_finite_row = h(1) < n ? h(1) : -1;

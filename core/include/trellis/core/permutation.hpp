@@ -27,22 +27,25 @@ struct Permutation {
 template <class Device = DefaultDevice>
 Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old) {
   const ordinal_t n = ordinal_t(new_to_old.size());
-  Kokkos::View<ordinal_t*, HostDevice> n2o("new_to_old", n), o2n("old_to_new", n);
-  Kokkos::deep_copy(o2n, -1);
+  std::vector<ordinal_t> o2n(n, -1);
   for (ordinal_t i = 0; i < n; ++i) {
     const ordinal_t old = new_to_old[i];
     if (old < 0 || old >= n)
       throw InputError("permutation: entry " + std::to_string(i) + " is " + std::to_string(old) +
                        ", outside [0, " + std::to_string(n) + ")");
-    if (o2n(old) != -1)
+    if (o2n[old] != -1)
       throw InputError("permutation: index " + std::to_string(old) + " appears twice (at " +
-                       std::to_string(o2n(old)) + " and " + std::to_string(i) + ")");
-    n2o(i) = old;
-    o2n(old) = i;
+                       std::to_string(o2n[old]) + " and " + std::to_string(i) + ")");
+    o2n[old] = i;
   }
+  // Straight from the vectors: no initialized host views (on a GPU build a
+  // host fill wakes a thread team, which costs milliseconds in a setup).
+  using unmanaged = Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   Permutation<Device> p;
-  p.new_to_old = Kokkos::create_mirror_view_and_copy(typename Device::memory_space(), n2o);
-  p.old_to_new = Kokkos::create_mirror_view_and_copy(typename Device::memory_space(), o2n);
+  p.new_to_old = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("new_to_old"), n);
+  p.old_to_new = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("old_to_new"), n);
+  Kokkos::deep_copy(p.new_to_old, unmanaged(new_to_old.data(), n));
+  Kokkos::deep_copy(p.old_to_new, unmanaged(o2n.data(), n));
   return p;
 }
 

@@ -95,7 +95,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   detail::DeviceScalars<Scalar, Device> c{ws.scalars};
   const auto host_slots = ws.host_scalars;
   detail::IterationScalars<decltype(host_slots)> h{host_slots};
-  Kokkos::deep_copy(host_slots, Scalar(0));
+  for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);  // no parallel fill for 9 values
   host_slots(h.pair0 + 1) = rho;
   host_slots(h.stop) = Scalar(stop);
   Kokkos::deep_copy(ws.scalars, host_slots);

@@ -13,9 +13,13 @@ struct BlockPattern {
   int block_size = 1;
   ordinal_t rows = 0, cols = 0;  // block rows and columns
   HostBsr::row_map_type row_map;
-  HostBsr::index_type entries;
-  offset_t nnz_blocks() const { return offset_t(entries.extent(0)); }
+  HostBsr::index_type entries;  // both empty where the partitioner does not read them
 };
+
+/// Whether the partitioner the options choose reads the block pattern (a
+/// graph partitioner does; the geometric and contiguous ones need only the
+/// sizes, so a device matrix's pattern need not come to the host for them).
+bool partition_reads_pattern(const DdOptions& options);
 
 /// rows_that_fit: the team scratch limit in block rows. Fills the report's
 /// partition fields and time (all but the dropped blocks).
