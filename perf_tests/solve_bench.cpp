@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   std::string json = "solve_results.json";
   bool real = true;
   bool run_dd = true, run_global = true, run_cusparse = true;
+  int subdomain_rows = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--problems" && i + 1 < argc) problems = bench::split_list(argv[++i]);
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     }
     else if (k == "--json" && i + 1 < argc) json = argv[++i];
     else if (k == "--no-real-matrices") real = false;
+    else if (k == "--subdomain-rows" && i + 1 < argc) subdomain_rows = std::atoi(argv[++i]);  // DdOptions::subdomain_rows
     else if (k == "--quick") problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
     else return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
   }
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
       JsonObject dd_setup;
       if (run_dd) try {
         DdOptions opt;
+        opt.subdomain_rows = subdomain_rows;
         if (p.grid[0] > 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
         std::shared_ptr<const DomainDecompositionIlu<double, Device>> dd;
         const double setup = time_setup(
