@@ -28,6 +28,24 @@ TEST(Partition, GeometricCutsFollowAlgorithm31) {
   EXPECT_EQ(p.largest_part(), 12);
 }
 
+TEST(Partition, GeometricLayoutIsTheGroupedGeometricPartition) {
+  // Boxes that divide the grid, boxes that do not (smaller boxes at the far
+  // faces), a box larger than the grid, a single point.
+  const std::vector<std::pair<GridDims, GridDims>> cases{
+      {{6, 4, 3}, {2, 3, 2}}, {{5, 4, 3}, {2, 2, 3}}, {{7, 5, 3}, {3, 2, 2}},
+      {{16, 16, 16}, {8, 8, 16}}, {{3, 3, 3}, {8, 8, 8}}, {{1, 1, 1}, {1, 1, 1}}};
+  for (const auto& [grid, box] : cases) {
+    SCOPED_TRACE(std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + " box " +
+                 std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" + std::to_string(box[2]));
+    const SubdomainLayout expected = group_rows_by_part(geometric_partition(grid, box));
+    const SubdomainLayout got = geometric_layout(grid, box);
+    EXPECT_EQ(got.new_to_old, expected.new_to_old);
+    EXPECT_EQ(got.sub_start, expected.sub_start);
+  }
+  EXPECT_THROW(geometric_layout({4, 0, 4}, {2, 2, 2}), InputError);
+  EXPECT_THROW(geometric_layout({4, 4, 4}, {2, -1, 2}), InputError);
+}
+
 TEST(Partition, GeometricBoxDividesTheGridFitsAndIsNearCubic) {
   GridDims box = geometric_box({64, 64, 64}, 2048);
   EXPECT_EQ(box[0] * box[1] * box[2], 2048);

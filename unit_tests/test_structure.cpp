@@ -133,6 +133,27 @@ TYPED_TEST(StructureOnBackend, SymmetricPermutationRenumbersRowsAndColumns) {
   }
 }
 
+TYPED_TEST(StructureOnBackend, PermutationIsCheckedWhereItIsMade) {
+  // The inverse is built and checked on the device; a failure is named from the host.
+  using Device = TypeParam;
+  EXPECT_THROW(make_permutation<Device>({0, 2, 2}), InputError);
+  EXPECT_THROW(make_permutation<Device>({0, -1, 1}), InputError);
+  try {
+    make_permutation<Device>({3, 1, 0, 2, 1});
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 1 appears twice (at 1 and 4)"), std::string::npos) << e.what();
+  }
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<ordinal_t> n2o(10007);
+  std::iota(n2o.begin(), n2o.end(), 0);
+  std::shuffle(n2o.begin(), n2o.end(), std::mt19937_64(seed));
+  const auto p = make_permutation<Device>(n2o);
+  auto o2n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.old_to_new);
+  for (ordinal_t i = 0; i < ordinal_t(n2o.size()); ++i) ASSERT_EQ(o2n(n2o[i]), i) << "new row " << i;
+}
+
 TEST(Permutation, RejectsRepeatedAndOutOfRangeIndices) {
   EXPECT_THROW(make_permutation<HostDevice>({0, 2, 2}), InputError);
   EXPECT_THROW(make_permutation<HostDevice>({0, 3, 1}), InputError);

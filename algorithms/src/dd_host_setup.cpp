@@ -43,7 +43,8 @@ Partitioner chosen_partitioner(const DdOptions& opt) {
   return opt.grid[0] > 0 ? Partitioner::geometric : have_metis() ? Partitioner::metis : Partitioner::contiguous;
 }
 
-Partition choose_partition(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
+/// The partition the options choose, as rows grouped by subdomain.
+SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
   const Partitioner p = chosen_partitioner(opt);
   const bool has_grid = opt.grid[0] > 0;
   report.partitioner = to_string(p);
@@ -66,10 +67,10 @@ Partition choose_partition(const BlockPattern& A, const DdOptions& opt, ordinal_
       if (box[0] <= 0) box = geometric_box(opt.grid, rows);
       report.partitioner += " box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" +
                             std::to_string(box[2]);
-      return geometric_partition(opt.grid, box);
+      return geometric_layout(opt.grid, box);
     }
-    case Partitioner::metis: return metis_partition(block_graph(A), rows);
-    default: return contiguous_partition(A.rows, rows);
+    case Partitioner::metis: return group_rows_by_part(metis_partition(block_graph(A), rows));
+    default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }
 }
 
@@ -89,7 +90,7 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
     rows = rows_that_fit;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  SubdomainLayout layout = group_rows_by_part(choose_partition(A, opt, rows, report));
+  SubdomainLayout layout = choose_layout(A, opt, rows, report);
   report.seconds_partition = seconds_since(t0);
 
   report.block_size = A.block_size;
