@@ -25,7 +25,7 @@ struct BicgstabWorkspace {
   void reserve(size_t n) {
     if (scalars.extent(0) != size_t(slots::count)) {
       scalars = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_scalars"), slots::count);
-      host_scalars = Kokkos::create_mirror_view(scalars);
+      host_scalars = Kokkos::create_mirror_view(Kokkos::HostSpace(), scalars, Kokkos::WithoutInitializing);
     }
     if (r.extent(0) == n) return;
     for (vec* x : {&r, &rhat, &p, &v, &s, &t, &phat, &shat, &w, &d})  // each written before it is read
