@@ -93,11 +93,8 @@ KOKKOS_INLINE_FUNCTION void apply_edge(const Entries& src, const EdgeAhead<B, Sc
 /// entries of a level's rows, a barrier after each level, then after(g).
 /// Pipelined: before working on level g a thread reads its first entry of
 /// level g + 1 (and the level pointer of g + 3), so the global loads of the
-/// matrix overlap the level before instead of following its barrier. The
-/// entry read ahead goes to one of two buffers that alternate by level (the
-/// loop is unrolled by two): with a single buffer the compiler copied it at
-/// the end of every level, and a copy waits for its load (seen in the H100
-/// SASS), which put the full load latency back into every level.
+/// matrix overlap the level before instead of following its barrier; the
+/// chain of levels then waits only on scratch and barriers.
 template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
 KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1,
                                         const Entries& src, Scalar* x, ordinal_t lo, const AfterLevel& after) {
@@ -106,10 +103,11 @@ KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal
   // Level g's entries are [begin, end); level g + 1's end at next_end.
   offset_t begin = s.edge_ptr(g0), end = s.edge_ptr(g0 + 1);
   offset_t next_end = g0 + 1 < g1 ? s.edge_ptr(g0 + 2) : end;
-  EdgeAhead<B, Scalar> even, odd;  // the entries of levels g0, g0 + 2, ... and g0 + 1, g0 + 3, ...
-  even.valid = begin + rank < end;
-  if (even.valid) read_edge(src, begin + rank, even);
-  auto level = [&](ordinal_t g, const EdgeAhead<B, Scalar>& now, EdgeAhead<B, Scalar>& next) {
+  EdgeAhead<B, Scalar> next;
+  next.valid = begin + rank < end;
+  if (next.valid) read_edge(src, begin + rank, next);
+  for (ordinal_t g = g0; g < g1; ++g) {
+    const EdgeAhead<B, Scalar> now = next;
     const offset_t later_end = g + 2 < g1 ? s.edge_ptr(g + 3) : next_end;
     next.valid = g + 1 < g1 && end + rank < next_end;
     if (next.valid) read_edge(src, end + rank, next);
@@ -124,10 +122,6 @@ KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal
     begin = end;
     end = next_end;
     next_end = later_end;
-  };
-  for (ordinal_t g = g0; g < g1; g += 2) {
-    level(g, even, odd);
-    if (g + 1 < g1) level(g + 1, odd, even);
   }
 }
 
