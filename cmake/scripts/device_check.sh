@@ -5,6 +5,11 @@
 #
 #   bash cmake/scripts/device_check.sh [unit|perf|all]   (default all)
 #   bash cmake/scripts/device_check.sh bench ARGS...     trsv_bench with ARGS only
+#   bash cmake/scripts/device_check.sh profile KERNEL_REGEX SKIP PROGRAM ARGS...
+#       ncu (clocks left alone) on one launch of the kernel whose demangled
+#       name matches KERNEL_REGEX, after SKIP matching launches, of
+#       perf_tests/PROGRAM ARGS: details and per-SASS-instruction stall samples
+#       (profile_details.txt, profile_sass.csv) go to $OUT.
 # TRELLIS_PERF_TESTS=REGEX limits `perf` to the perf tests it matches (each
 # perf test is sized to fit one 600 s device call). For a quick check of a few
 # areas, TRELLIS_DEVICE_TARGETS="test_a test_b" builds only those targets and
@@ -76,12 +81,22 @@ bench() {
   "$work/build/perf_tests/trsv_bench" "${bench_args[@]}" --json "$out/trsv_results.json"
 }
 
+profile() {
+  export TRELLIS_MATRICES="$carry/matrices"
+  local kernel="${bench_args[0]}" skip="${bench_args[1]}" prog="${bench_args[2]}"
+  ncu --clock-control none --import-source yes --set full --kernel-name-base demangled -k "regex:$kernel" --launch-skip "$skip" -c 1 -f \
+    -o "$out/profile" "$work/build/perf_tests/$prog" "${bench_args[@]:3}" &&
+    ncu -i "$out/profile.ncu-rep" --page details >"$out/profile_details.txt" &&
+    ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass.csv"
+}
+
 step deps deps && step configure configure && step build build || exit 1
 rc=0
 case "$what" in
   unit) step unit unit || rc=1 ;;
   perf) step perf perf || rc=1 ;;
   bench) step bench bench || rc=1; tail -40 "$out/bench.log" ;;
+  profile) step profile profile || rc=1; tail -40 "$out/profile.log" ;;
   all) step unit unit || rc=1; step perf perf || rc=1 ;;
 esac
 grep -E "tests passed|tests failed" "$out/unit.log" 2>/dev/null | tail -1 | sed 's/^/unit: /' >&2 || true
