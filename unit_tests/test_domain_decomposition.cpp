@@ -143,19 +143,9 @@ Vec permute_blocks(const Vec& x, const std::vector<ordinal_t>& new_to_old, int b
 }
 
 /// Every application and lower-solve variant against the reference, outputs
-/// poisoned with NaN first; the edge-centric ones with their level sums
-/// staged in scratch and with atomics.
+/// poisoned with NaN first.
 template <class Device>
-void expect_variants_match(const HostBsr& A, const DdOptions& options, const std::string& what);
-template <class Device>
-void expect_all_variants_match(const HostBsr& A, DdOptions options, const std::string& what) {
-  for (bool staged : {true, false}) {
-    options.staged_level_sums = staged;
-    expect_variants_match<Device>(A, options, what + (staged ? ", staged level sums" : ", atomic level sums"));
-  }
-}
-template <class Device>
-void expect_variants_match(const HostBsr& A, const DdOptions& options, const std::string& what) {
+void expect_all_variants_match(const HostBsr& A, const DdOptions& options, const std::string& what) {
   SCOPED_TRACE(what);
   DomainDecompositionIlu<double, Device> dd(A, options);
   const test::ReferenceIlu0 ref = reference_for(A, dd);

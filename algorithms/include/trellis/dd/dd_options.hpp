@@ -23,10 +23,6 @@ struct DdOptions {
   /// fastest), dag_vc_ILDUO_fused on host backends (no atomics: 2-5x faster
   /// there in dd_bench --quick on OpenMP).
   std::optional<DdApply> apply;
-  /// Edge-centric solves sum each level's products in team scratch, the
-  /// first thread of a row adding its row's, when scratch has room beside
-  /// the subdomain's vector (no atomics, deterministic); false: atomics.
-  bool staged_level_sums = true;
 };
 
 struct DdReport {

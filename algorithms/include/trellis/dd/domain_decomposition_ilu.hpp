@@ -155,7 +155,7 @@ class DomainDecompositionIlu {
     check_sizes(r, z, to_string(variant));
     dd::detail::dispatch_block_size(block_size(), [&](auto B) {
       constexpr int b = decltype(B)::value;
-      dd::DagPlan plan = base_plan();
+      dd::DagPlan plan;
       switch (variant) {
         case DdApply::dag_ec_ILD_UO: {
           plan.lower = dd::LowerStep::with_diagonal;
@@ -186,7 +186,7 @@ class DomainDecompositionIlu {
     check_sizes(r, y, to_string(variant));
     dd::detail::dispatch_block_size(block_size(), [&](auto B) {
       constexpr int b = decltype(B)::value;
-      dd::DagPlan plan = base_plan();
+      dd::DagPlan plan;
       plan.lower = dd::LowerStep::with_diagonal;
       switch (variant) {
         case DdLowerSolve::spin_loop_lds: dd::run_spin_loop<b>(factors_, flags_, next_epoch(), r, y); return;
@@ -205,7 +205,7 @@ class DomainDecompositionIlu {
   void upper_solve_reordered(const_vector_type r, vector_type z) const {
     check_sizes(r, z, "upper solve");
     dd::detail::dispatch_block_size(block_size(), [&](auto B) {
-      dd::DagPlan plan = base_plan();
+      dd::DagPlan plan;
       plan.lower = dd::LowerStep::none;
       plan.upper = true;
       dd::run_dag<decltype(B)::value>(factors_, plan, r, z);
@@ -222,11 +222,6 @@ class DomainDecompositionIlu {
   void apply(const_vector_type r, vector_type z) const { apply(r, z, default_variant()); }
 
  private:
-  dd::DagPlan base_plan() const {
-    dd::DagPlan plan;
-    plan.staged_sums = options_.staged_level_sums;
-    return plan;
-  }
   static dd::detail::BlockPattern pattern_of(const HostBsr& A) {
     return {A.block_size, A.num_block_rows, A.num_block_cols, A.row_map, A.entries};
   }

@@ -23,9 +23,6 @@ struct DagPlan {
   LowerStep lower = LowerStep::unit;
   bool scale_after_lower = false;  // x = D^{-1} x on all rows (ILDU0)
   bool upper = false;              // unit U' solve
-  /// Edge-centric: sum each level's products in team scratch (LevelSumSlots)
-  /// when it has room beside the vector; otherwise, or false, atomics.
-  bool staged_sums = true;
 };
 
 namespace detail {
@@ -77,62 +74,19 @@ KOKKOS_INLINE_FUNCTION void read_edge(const Entries& src, offset_t e, EdgeAhead<
     for (int q = 0; q < B * B; ++q) r.a[q] = src.element(r.slot, q);
 }
 
-/// v = T x_col for the entry r.
-template <int B, class Entries, class Scalar>
-KOKKOS_INLINE_FUNCTION void edge_product(const Entries& src, const EdgeAhead<B, Scalar>& r, const Scalar* x,
-                                         ordinal_t lo, Scalar* v) {
-  const Scalar* xj = x + (r.col - lo) * B;
-  for (int c = 0; c < B; ++c) {
-    v[c] = 0;
-    for (int d = 0; d < B; ++d) {
-      if constexpr (EdgeAhead<B, Scalar>::holds_block) v[c] += r.a[c * B + d] * xj[d];
-      else v[c] += src.element(r.slot, c * B + d) * xj[d];
-    }
-  }
-}
-
 /// x_row -= T x_col with atomics (other threads of the level may add to the same row).
 template <int B, class Entries, class Scalar>
 KOKKOS_INLINE_FUNCTION void apply_edge(const Entries& src, const EdgeAhead<B, Scalar>& r, Scalar* x, ordinal_t lo) {
-  Scalar v[B];
-  edge_product<B>(src, r, x, lo, v);
-  for (int c = 0; c < B; ++c) Kokkos::atomic_add(x + (r.row - lo) * B + c, -v[c]);
-}
-
-/// Team scratch in which a level's products are summed without atomics: a
-/// slot per team thread for its entry's row and product. product == nullptr:
-/// sum with atomics instead.
-template <class Scalar>
-struct LevelSumSlots {
-  Scalar* product = nullptr;  // team_size * B
-  ordinal_t* row = nullptr;   // team_size; -1 for a thread without an entry
-};
-
-/// One team-wide chunk of a level's entries, `mine` this thread's (or none):
-/// the products go to the slots; after a barrier the first thread of each
-/// run of equal rows (a row's entries are consecutive in level order) adds
-/// the run's products to x_row, in slot order, so the sum is deterministic.
-/// A row split between two chunks is added to twice, a barrier apart. On
-/// GPUs the atomics this replaces are compare-and-swap loops on scratch
-/// (there is no fp64 scratch atomic add), retried once per thread of the
-/// same row.
-template <int B, class Member, class Entries, class Scalar>
-KOKKOS_INLINE_FUNCTION void staged_chunk(const Member& m, const Entries& src, const EdgeAhead<B, Scalar>& mine,
-                                         Scalar* x, ordinal_t lo, const LevelSumSlots<Scalar>& slots) {
-  const int rank = m.team_rank(), step = m.team_size();
-  Scalar* v = slots.product + rank * B;
-  slots.row[rank] = mine.valid ? mine.row : -1;
-  if (mine.valid) edge_product<B>(src, mine, x, lo, v);
-  m.team_barrier();
-  if (mine.valid && (rank == 0 || slots.row[rank - 1] != mine.row)) {
-    Scalar sum[B];
-    for (int c = 0; c < B; ++c) sum[c] = v[c];
-    for (int k = rank + 1; k < step && slots.row[k] == mine.row; ++k)
-      for (int c = 0; c < B; ++c) sum[c] += slots.product[k * B + c];
-    Scalar* xi = x + (mine.row - lo) * B;
-    for (int c = 0; c < B; ++c) xi[c] -= sum[c];
+  const Scalar* xj = x + (r.col - lo) * B;
+  Scalar* xi = x + (r.row - lo) * B;
+  for (int c = 0; c < B; ++c) {
+    Scalar v = 0;
+    for (int d = 0; d < B; ++d) {
+      if constexpr (EdgeAhead<B, Scalar>::holds_block) v += r.a[c * B + d] * xj[d];
+      else v += src.element(r.slot, c * B + d) * xj[d];
+    }
+    Kokkos::atomic_add(xi + c, -v);
   }
-  m.team_barrier();
 }
 
 /// Edge-centric levels [g0, g1) (section 4.2.4): team threads take the
@@ -143,8 +97,7 @@ KOKKOS_INLINE_FUNCTION void staged_chunk(const Member& m, const Entries& src, co
 /// chain of levels then waits only on scratch and barriers.
 template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
 KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1,
-                                        const Entries& src, Scalar* x, ordinal_t lo,
-                                        const LevelSumSlots<Scalar>& slots, const AfterLevel& after) {
+                                        const Entries& src, Scalar* x, ordinal_t lo, const AfterLevel& after) {
   if (g1 <= g0) return;
   const offset_t rank = m.team_rank(), step = m.team_size();
   // Level g's entries are [begin, end); level g + 1's end at next_end.
@@ -158,25 +111,13 @@ KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal
     const offset_t later_end = g + 2 < g1 ? s.edge_ptr(g + 3) : next_end;
     next.valid = g + 1 < g1 && end + rank < next_end;
     if (next.valid) read_edge(src, end + rank, next);
-    if (slots.product) {
-      // Chunks of team_size entries; every thread takes part in every chunk's
-      // barriers (the bounds are the same for the whole team).
-      if (begin < end) staged_chunk<B>(m, src, now, x, lo, slots);
-      for (offset_t c0 = begin + step; c0 < end; c0 += step) {  // levels wider than the team
-        EdgeAhead<B, Scalar> more;
-        more.valid = c0 + rank < end;
-        if (more.valid) read_edge(src, c0 + rank, more);
-        staged_chunk<B>(m, src, more, x, lo, slots);
-      }
-    } else {
-      if (now.valid) apply_edge(src, now, x, lo);
-      for (offset_t e = begin + rank + step; e < end; e += step) {  // levels wider than the team
-        EdgeAhead<B, Scalar> more;
-        read_edge(src, e, more);
-        apply_edge(src, more, x, lo);
-      }
-      m.team_barrier();
+    if (now.valid) apply_edge(src, now, x, lo);
+    for (offset_t e = begin + rank + step; e < end; e += step) {  // levels wider than the team
+      EdgeAhead<B, Scalar> more;
+      read_edge(src, e, more);
+      apply_edge(src, more, x, lo);
     }
+    m.team_barrier();
     after(g);
     begin = end;
     end = next_end;
@@ -207,9 +148,8 @@ KOKKOS_INLINE_FUNCTION void vertex_level(const Member& m, const Sched& s, ordina
 /// after(g) after each.
 template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
 KOKKOS_INLINE_FUNCTION void levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1, const Entries& src,
-                                   bool vertex_centric, Scalar* x, ordinal_t lo, const LevelSumSlots<Scalar>& slots,
-                                   const AfterLevel& after) {
-  if (!vertex_centric) return edge_levels<B>(m, s, g0, g1, src, x, lo, slots, after);
+                                   bool vertex_centric, Scalar* x, ordinal_t lo, const AfterLevel& after) {
+  if (!vertex_centric) return edge_levels<B>(m, s, g0, g1, src, x, lo, after);
   for (ordinal_t g = g0; g < g1; ++g) {
     vertex_level<B>(m, s, g, src, x, lo);
     m.team_barrier();
@@ -249,13 +189,7 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using row_scratch = Kokkos::View<ordinal_t*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int team = trellis::detail::is_host_space<exec>() ? 1 : 256;
-  const size_t vector_bytes = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
-  const size_t slot_bytes = scratch_view::shmem_size(size_t(team) * B) + row_scratch::shmem_size(team);
-  const bool staged = plan.staged_sums && !plan.vertex_centric &&
-                      vector_bytes + slot_bytes <= size_t(policy::scratch_size_max(0));
-  const size_t scratch = vector_bytes + (staged ? slot_bytes : 0);
+  const size_t scratch = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
   const SubdomainFactors<Scalar, Device> F = f;
   const DagPlan P = plan;
   using Sched = SubdomainSchedule<Device>;
@@ -264,16 +198,12 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
   const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
   if (last <= first) return;
   Kokkos::parallel_for(
-      "trellis::dd::dag", policy(last - first, team).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      "trellis::dd::dag", policy(last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
+                               .set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = first + m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
         Scalar* x = out.data() + size_t(lo) * B;
         if (P.scratch_vector) x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();
-        detail::LevelSumSlots<Scalar> slots;
-        if (staged) {
-          slots.product = scratch_view(m.team_scratch(0), size_t(m.team_size()) * B).data();
-          slots.row = row_scratch(m.team_scratch(0), m.team_size()).data();
-        }
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
                              [&](ordinal_t t) { x[t] = in(size_t(lo) * B + t); });
         m.team_barrier();
@@ -287,10 +217,10 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
           const ordinal_t g0 = F.lower.level_begin(s), g1 = F.lower.level_begin(s + 1);
           if (P.lower == LowerStep::unit)
             detail::levels<B>(m, F.lower, g0, g1, detail::EntriesInLevelOrder<B, Sched, Blocks>{F.lower, F.L_edges},
-                              P.vertex_centric, x, lo, slots, after);
+                              P.vertex_centric, x, lo, after);
           else
             detail::levels<B>(m, F.lower, g0, g1, ByPosition{F.lower, F.L_col, F.LD_val}, P.vertex_centric, x, lo,
-                              slots, after);
+                              after);
         }
         if (P.scale_after_lower) {
           detail::scale_rows<B>(m, lo, hi, detail::Identity(), F.inv_diag, x, lo);
@@ -299,7 +229,7 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
         if (P.upper)
           detail::levels<B>(m, F.upper, F.upper.level_begin(s), F.upper.level_begin(s + 1),
                             detail::EntriesInLevelOrder<B, Sched, Blocks>{F.upper, F.U_edges}, P.vertex_centric, x,
-                            lo, slots, [](ordinal_t) {});
+                            lo, [](ordinal_t) {});
         if (P.scratch_vector)
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
                                [&](ordinal_t t) { out(size_t(lo) * B + t) = x[t]; });
