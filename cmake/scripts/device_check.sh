@@ -84,7 +84,7 @@ bench() {
 profile() {
   export TRELLIS_MATRICES="$carry/matrices"
   local kernel="${bench_args[0]}" skip="${bench_args[1]}" prog="${bench_args[2]}"
-  ncu --clock-control none --import-source yes --set full --kernel-name-base demangled -k "regex:$kernel" --launch-skip "$skip" -c 1 -f \
+  ncu --clock-control none --import-source yes --set full --warp-sampling-interval 0 --kernel-name-base demangled -k "regex:$kernel" --launch-skip "$skip" -c 1 -f \
     -o "$out/profile" "$work/build/perf_tests/$prog" "${bench_args[@]:3}" &&
     ncu -i "$out/profile.ncu-rep" --page details >"$out/profile_details.txt" &&
     ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass.csv"
