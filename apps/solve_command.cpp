@@ -50,7 +50,7 @@ const char* solve_usage =
     "  --form right|split              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
     "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
-    "  --subdomain-rows N  --partitioner auto|geometric|metis|contiguous  --pivot-boost B\n"
+    "  --subdomain-rows N  --partitioner auto|geometric|metis|slabs|contiguous  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.png\n";

@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   bool real = true;
   bool run_dd = true, run_global = true, run_cusparse = true;
   int subdomain_rows = 0;
+  Partitioner partitioner = Partitioner::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--problems" && i + 1 < argc) problems = bench::split_list(argv[++i]);
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     else if (k == "--json" && i + 1 < argc) json = argv[++i];
     else if (k == "--no-real-matrices") real = false;
     else if (k == "--subdomain-rows" && i + 1 < argc) subdomain_rows = std::atoi(argv[++i]);  // DdOptions::subdomain_rows
+    else if (k == "--partitioner" && i + 1 < argc) partitioner = parse_partitioner(argv[++i]);  // DdOptions::partitioner
     else if (k == "--quick") problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
     else return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
   }
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
       if (run_dd) try {
         DdOptions opt;
         opt.subdomain_rows = subdomain_rows;
+        opt.partitioner = partitioner;
         if (p.grid[0] > 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
         std::shared_ptr<const DomainDecompositionIlu<double, Device>> dd;
         const double setup = time_setup(

@@ -4,7 +4,10 @@
 // block-diagonal matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
+#include <random>
 
 #include "dd_reference.hpp"
 #include "test_support.hpp"
@@ -70,10 +73,84 @@ TEST(Partition, MetisGivesUniformSubdomains) {
   EXPECT_EQ(size.back(), 1320 - 13 * 100);
 }
 
+/// Entries (i, j), i != j, of A's pattern whose rows lie in different parts.
+long long cut_entries(const HostCsr& A, const Partition& p) {
+  long long cut = 0;
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) cut += p.part[i] != p.part[A.entries(q)];
+  return cut;
+}
+
+/// A with rows and columns renumbered: row i becomes new_of[i].
+HostCsr renumbered(const HostCsr& A, const std::vector<ordinal_t>& new_of) {
+  const ordinal_t n = A.num_rows;
+  std::vector<ordinal_t> old_of(n);
+  for (ordinal_t i = 0; i < n; ++i) old_of[new_of[i]] = i;
+  HostCsr::row_map_type::non_const_type map("map", size_t(n) + 1);
+  HostCsr::index_type::non_const_type col("col", A.entries.extent(0));
+  HostCsr::values_type val("val", A.entries.extent(0));
+  for (ordinal_t r = 0; r < n; ++r) {
+    const ordinal_t i = old_of[r];
+    map(r + 1) = map(r) + (A.row_map(i + 1) - A.row_map(i));
+    for (offset_t q = A.row_map(i), t = map(r); q < A.row_map(i + 1); ++q, ++t)
+      col(t) = new_of[A.entries(q)], val(t) = A.values(q);
+  }
+  return HostCsr(n, n, map, col, val);
+}
+
+TEST(Partition, SlabsOfAShuffledGridCutLikeParallelPlanes) {
+  const ordinal_t nx = 40, ny = 30, n = nx * ny;
+  std::vector<ordinal_t> new_of(n);
+  std::iota(new_of.begin(), new_of.end(), 0);
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
+  const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+  const Partition p = slab_partition(A, 300);
+  ASSERT_EQ(p.num_parts, 4);
+  std::vector<int> size(p.num_parts, 0);
+  for (ordinal_t q : p.part) ++size.at(q);
+  for (int s : size) EXPECT_EQ(s, 300);
+  // Three boundaries, each a breadth-first wavefront (an anti-diagonal from a
+  // corner: at most ny points, each with two neighbours beyond it), entries
+  // counted in both directions.
+  const long long cut = cut_entries(A, p);
+  EXPECT_LE(cut, 3 * 2 * 2 * ny + 12);
+  EXPECT_GT(cut_entries(A, contiguous_partition(n, 300)), 10 * cut);  // the shuffled order cuts most entries
+}
+
+TEST(Partition, SlabsCoverEveryComponentOnce) {
+  // Two grids side by side (no entry between them) and a row with no
+  // off-diagonal entry: every row in exactly one part, parts full but the last.
+  const HostCsr g = gallery::laplace2d_5pt(9, 7);
+  const ordinal_t m = g.num_rows, n = 2 * m + 1;
+  HostCsr::row_map_type::non_const_type map("map", size_t(n) + 1);
+  HostCsr::index_type::non_const_type col("col", 2 * g.entries.extent(0) + 1);
+  HostCsr::values_type val("val", col.extent(0));
+  offset_t t = 0;
+  for (ordinal_t r = 0; r < n; ++r) {
+    if (r == 2 * m) col(t) = r, val(t++) = 1;
+    else {
+      const ordinal_t i = r % m, shift = r < m ? 0 : m;
+      for (offset_t q = g.row_map(i); q < g.row_map(i + 1); ++q) col(t) = g.entries(q) + shift, val(t++) = g.values(q);
+    }
+    map(r + 1) = t;
+  }
+  const Partition p = slab_partition(HostCsr(n, n, map, col, val), 20);
+  ASSERT_EQ(p.num_parts, 7);
+  std::vector<int> size(p.num_parts, 0);
+  for (ordinal_t q : p.part) ++size.at(q);
+  for (ordinal_t q = 0; q + 1 < p.num_parts; ++q) EXPECT_EQ(size[q], 20);
+  EXPECT_EQ(size.back(), n - 6 * 20);
+  EXPECT_EQ(slab_partition(g, 1000).num_parts, 1);
+}
+
 TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(geometric_partition({4, 4, 0}, {2, 2, 2}), InputError);
   EXPECT_THROW(contiguous_partition(10, 0), InputError);
   EXPECT_THROW(parse_partitioner("kway"), InputError);
+  EXPECT_EQ(parse_partitioner("slabs"), Partitioner::slabs);
+  EXPECT_THROW(slab_partition(gallery::laplace2d_5pt(4, 4), 0), InputError);
   Partition p = contiguous_partition(4, 2);
   p.part[1] = 7;
   EXPECT_THROW(group_rows_by_part(p), InputError);
@@ -201,6 +278,9 @@ TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
     metis.subdomain_rows = 250;
     expect_all_variants_match<TypeParam>(A, metis, "block laplacian, METIS 250 rows");
   }
+  DdOptions slabs;
+  slabs.subdomain_rows = 250;  // 7 parts: the automatic choice is slabs
+  expect_all_variants_match<TypeParam>(A, slabs, "block laplacian, slabs 250 rows");
 }
 
 TYPED_TEST(DomainDecomposition, LayeredCoefficientAndDefaults) {

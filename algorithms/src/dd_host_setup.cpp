@@ -38,14 +38,24 @@ HostCsr block_graph(const BlockPattern& A) {
   return HostCsr(A.rows, A.cols, A.row_map, A.entries, ones);
 }
 
-Partitioner chosen_partitioner(const DdOptions& opt) {
+ordinal_t ceil_div(ordinal_t a, ordinal_t b) { return (std::max<ordinal_t>(a, 1) + b - 1) / b; }
+
+/// Rows per subdomain: the options' or the largest that fits, at most 2048.
+ordinal_t subdomain_rows(const DdOptions& opt, ordinal_t rows_that_fit) {
+  const ordinal_t rows = opt.subdomain_rows > 0 ? opt.subdomain_rows : std::min<ordinal_t>(rows_that_fit, 2048);
+  return std::min(rows, rows_that_fit);
+}
+
+/// The partitioner for `parts` subdomains (automatic resolved).
+Partitioner chosen_partitioner(const DdOptions& opt, ordinal_t parts) {
   if (opt.partitioner != Partitioner::automatic) return opt.partitioner;
-  return opt.grid[0] > 0 ? Partitioner::geometric : have_metis() ? Partitioner::metis : Partitioner::contiguous;
+  if (opt.grid[0] > 0) return Partitioner::geometric;
+  return parts <= slab_parts_max || !have_metis() ? Partitioner::slabs : Partitioner::metis;
 }
 
 /// The partition the options choose, as rows grouped by subdomain.
 SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
-  const Partitioner p = chosen_partitioner(opt);
+  const Partitioner p = chosen_partitioner(opt, ceil_div(A.rows, rows));
   const bool has_grid = opt.grid[0] > 0;
   report.partitioner = to_string(p);
   switch (p) {
@@ -69,26 +79,33 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
                             std::to_string(box[2]);
       return geometric_layout(opt.grid, box);
     }
-    case Partitioner::metis: return group_rows_by_part(metis_partition(block_graph(A), rows));
+    case Partitioner::metis:
+    case Partitioner::slabs: {
+      if (A.rows <= rows) return group_rows_by_part(contiguous_partition(A.rows, rows));  // one subdomain: no graph
+      const HostCsr graph = block_graph(A);
+      return group_rows_by_part(p == Partitioner::metis ? metis_partition(graph, rows) : slab_partition(graph, rows));
+    }
     default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }
 }
 
 }  // namespace
 
-bool partition_reads_pattern(const DdOptions& options) { return chosen_partitioner(options) == Partitioner::metis; }
+bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
+  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
+  const Partitioner p = chosen_partitioner(options, parts);
+  return parts > 1 && p != Partitioner::geometric && p != Partitioner::contiguous;
+}
 
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
                                 DdReport& report) {
   if (A.rows != A.cols)
     throw StructureError("domain-decomposition ILU0: matrix is not square");
   if (A.rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
-  ordinal_t rows = opt.subdomain_rows > 0 ? opt.subdomain_rows : std::min<ordinal_t>(rows_that_fit, 2048);
-  if (rows > rows_that_fit) {
-    report.note += "requested " + std::to_string(rows) + " block rows per subdomain do not fit in team "
-                   "scratch; using " + std::to_string(rows_that_fit) + ". ";
-    rows = rows_that_fit;
-  }
+  const ordinal_t rows = subdomain_rows(opt, rows_that_fit);
+  if (opt.subdomain_rows > rows_that_fit)
+    report.note += "requested " + std::to_string(opt.subdomain_rows) + " block rows per subdomain do not fit "
+                   "in team scratch; using " + std::to_string(rows_that_fit) + ". ";
   const auto t0 = std::chrono::steady_clock::now();
   SubdomainLayout layout = choose_layout(A, opt, rows, report);
   report.seconds_partition = seconds_since(t0);

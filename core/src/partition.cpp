@@ -89,6 +89,86 @@ Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {
   return p;
 }
 
+namespace {
+
+/// The pattern of A + A^T without the diagonal, as adjacency lists (an entry
+/// present in both triangles appears twice: the searches do not mind).
+struct Adjacency {
+  std::vector<offset_t> ptr;
+  std::vector<ordinal_t> adj;
+  offset_t degree(ordinal_t i) const { return ptr[i + 1] - ptr[i]; }
+};
+
+Adjacency symmetrized(const HostCsr& A) {
+  const ordinal_t n = A.num_rows;
+  Adjacency g;
+  g.ptr.assign(size_t(n) + 1, 0);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
+      if (A.entries(q) != i) ++g.ptr[i + 1], ++g.ptr[A.entries(q) + 1];
+  std::partial_sum(g.ptr.begin(), g.ptr.end(), g.ptr.begin());
+  g.adj.resize(g.ptr[n]);
+  std::vector<offset_t> next(g.ptr.begin(), g.ptr.end() - 1);
+  for (ordinal_t i = 0; i < n; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+      const ordinal_t j = A.entries(q);
+      if (j != i) g.adj[next[i]++] = j, g.adj[next[j]++] = i;
+    }
+  return g;
+}
+
+/// Breadth-first search from root over rows not yet marked with `stamp`;
+/// marks them, appends them to `order` in visiting order and returns the
+/// position in `order` where the last level begins.
+size_t breadth_first(const Adjacency& g, ordinal_t root, int stamp, std::vector<int>& mark,
+                     std::vector<ordinal_t>& order) {
+  size_t head = order.size(), last_level = head;
+  order.push_back(root);
+  mark[root] = stamp;
+  while (head < order.size()) {
+    last_level = head;
+    for (const size_t level_end = order.size(); head < level_end; ++head) {
+      const ordinal_t i = order[head];
+      for (offset_t q = g.ptr[i]; q < g.ptr[i + 1]; ++q)
+        if (mark[g.adj[q]] != stamp) mark[g.adj[q]] = stamp, order.push_back(g.adj[q]);
+    }
+  }
+  return last_level;
+}
+
+}  // namespace
+
+Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
+  require_positive(rows_per_part, "slab partition: rows per subdomain");
+  if (!A.is_square()) throw StructureError("slab partition: matrix is not square");
+  const ordinal_t n = A.num_rows;
+  Partition p;
+  p.num_parts = ceil_div(std::max<ordinal_t>(n, 1), rows_per_part);
+  p.part.assign(n, 0);
+  if (p.num_parts == 1) return p;
+  const Adjacency g = symmetrized(A);
+  std::vector<int> mark(n, 0);  // 0: unplaced; sweeps use stamps 1, 2, ...; placed rows -1
+  std::vector<ordinal_t> order, sweep;
+  order.reserve(n);
+  int stamp = 0;
+  for (ordinal_t start = 0; start < n; ++start) {
+    if (mark[start] < 0) continue;
+    // Pseudo-peripheral root: twice, restart from a row of least degree in
+    // the last level of the previous search.
+    ordinal_t root = start;
+    for (int s = 0; s < 2; ++s) {
+      sweep.clear();
+      const size_t last = breadth_first(g, root, ++stamp, mark, sweep);
+      root = sweep[last];
+      for (size_t t = last; t < sweep.size(); ++t)
+        if (g.degree(sweep[t]) < g.degree(root)) root = sweep[t];
+    }
+    breadth_first(g, root, -1, mark, order);
+  }
+  for (ordinal_t pos = 0; pos < n; ++pos) p.part[order[pos]] = pos / rows_per_part;
+  return p;
+}
+
 bool have_metis() { return TRELLIS_ENABLE_METIS != 0; }
 
 Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
@@ -149,15 +229,17 @@ const char* to_string(Partitioner p) {
     case Partitioner::geometric: return "geometric";
     case Partitioner::metis: return "metis";
     case Partitioner::contiguous: return "contiguous";
+    case Partitioner::slabs: return "slabs";
   }
   return "?";
 }
 
 Partitioner parse_partitioner(const std::string& name) {
   for (Partitioner p : {Partitioner::automatic, Partitioner::geometric, Partitioner::metis,
-                        Partitioner::contiguous})
+                        Partitioner::contiguous, Partitioner::slabs})
     if (name == to_string(p)) return p;
-  throw InputError("unknown partitioner '" + name + "' (expected one of: auto, geometric, metis, contiguous)");
+  throw InputError("unknown partitioner '" + name +
+                   "' (expected one of: auto, geometric, metis, contiguous, slabs)");
 }
 
 }  // namespace trellis

@@ -92,7 +92,7 @@ class DomainDecompositionIlu {
   DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
     const auto t0 = std::chrono::steady_clock::now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
-    if (dd::detail::partition_reads_pattern(options_)) {  // a graph partitioner; the geometric one needs sizes only
+    if (dd::detail::partition_reads_pattern(options_, A.num_block_rows, rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
           Kokkos::ViewAllocateWithoutInitializing("dd_host_entries"), A.entries.extent(0));
       typename HostBsr::row_map_type::non_const_type row_map(

@@ -16,10 +16,11 @@ struct BlockPattern {
   HostBsr::index_type entries;  // both empty where the partitioner does not read them
 };
 
-/// Whether the partitioner the options choose reads the block pattern (a
-/// graph partitioner does; the geometric and contiguous ones need only the
-/// sizes, so a device matrix's pattern need not come to the host for them).
-bool partition_reads_pattern(const DdOptions& options);
+/// Whether the partitioner the options choose for a matrix of block_rows
+/// reads its block pattern (a graph partitioner does, for more than one
+/// subdomain; the geometric and contiguous ones need only the sizes, so a
+/// device matrix's pattern need not come to the host for them).
+bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit);
 
 /// rows_that_fit: the team scratch limit in block rows. Fills the report's
 /// partition fields and time (all but the dropped blocks).
