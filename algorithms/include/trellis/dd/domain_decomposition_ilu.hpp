@@ -283,9 +283,11 @@ class DomainDecompositionIlu {
     report_.seconds_factorization = seconds_since(t0);
     report_.boosted_pivots = out.boosted;
     const size_t n = size_t(f.num_rows) * b;
-    work_ = vector_type("dd_work", n);
-    permuted_in_ = vector_type("dd_permuted_in", n);
-    permuted_out_ = vector_type("dd_permuted_out", n);
+    // Work vectors every use writes in full before reading: no fill (on CUDA
+    // each View fill is a kernel and a fence, a few per cent of a small setup).
+    work_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_work"), n);
+    permuted_in_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_permuted_in"), n);
+    permuted_out_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_permuted_out"), n);
     flags_ = Kokkos::View<int*, Device>("dd_ready_flags", f.num_rows);
   }
 

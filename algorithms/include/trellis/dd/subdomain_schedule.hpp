@@ -97,8 +97,8 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
   using range = Kokkos::RangePolicy<exec>;
   const ordinal_t n = ordinal_t(map.extent(0)) - 1;
   const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
-  Kokkos::View<ordinal_t*, Device> row_level("dd_row_level", n);
-  Kokkos::View<ordinal_t*, Device> num_levels("dd_num_levels", num_sub);
+  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("dd_row_level"), n);  // each team fills its rows
+  Kokkos::View<ordinal_t*, Device> num_levels(Kokkos::ViewAllocateWithoutInitializing("dd_num_levels"), num_sub);
   detail::assign_subdomain_levels<Device>(map, col, sub_start, max_rows, row_level, num_levels);
 
   SubdomainSchedule<Device> s;
@@ -144,7 +144,7 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
   s.level_rows = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_level_rows"), n);
   auto level_rows = s.level_rows;
   // Entries in the same order: row by row of level_rows.
-  Kokkos::View<offset_t*, Device> entry_start("dd_entry_start", size_t(n) + 1);
+  Kokkos::View<offset_t*, Device> entry_start(Kokkos::ViewAllocateWithoutInitializing("dd_entry_start"), size_t(n) + 1);
   Kokkos::parallel_scan(
       "trellis::dd::entry_start", range(0, n), KOKKOS_LAMBDA(ordinal_t p, offset_t & sum, bool final) {
         const ordinal_t i = ordinal_t(keys(p) % n);
@@ -156,7 +156,7 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
   const offset_t nnz = offset_t(col.extent(0));
   s.edge_row = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_row"), nnz);
   s.edge_pos = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_pos"), nnz);
-  s.edge_ptr = Kokkos::View<offset_t*, Device>("dd_edge_ptr", size_t(total) + 1);
+  s.edge_ptr = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_ptr"), size_t(total) + 1);
   auto edge_row = s.edge_row;
   auto edge_pos = s.edge_pos;
   auto edge_ptr = s.edge_ptr;
