@@ -77,9 +77,11 @@ class DomainDecompositionIlu {
   using exec = typename Device::execution_space;
 
   DomainDecompositionIlu(const HostBsr& A, const DdOptions& options = {}) : options_(options) {
+    const SetupRegion region;
     setup(pattern_of(A), A);
   }
   DomainDecompositionIlu(const HostCsr& A, const DdOptions& options = {}) : options_(options) {
+    const SetupRegion region;
     const HostBsr blocks = csr_to_bsr(A, 1);
     setup(pattern_of(blocks), blocks);
   }
@@ -90,6 +92,7 @@ class DomainDecompositionIlu {
   /// host; that one is chosen then.)
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
+    const SetupRegion region;
     const auto t0 = std::chrono::steady_clock::now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
     if (dd::detail::partition_reads_pattern(options_, A.num_block_rows, rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
@@ -222,6 +225,14 @@ class DomainDecompositionIlu {
   void apply(const_vector_type r, vector_type z) const { apply(r, z, default_variant()); }
 
  private:
+  /// The setup as one Kokkos Tools profiling region, "trellis::dd::setup"
+  /// (perf_tests/tools/event_trace lists what runs inside it).
+  struct SetupRegion {
+    SetupRegion() { Kokkos::Profiling::pushRegion("trellis::dd::setup"); }
+    ~SetupRegion() { Kokkos::Profiling::popRegion(); }
+    SetupRegion(const SetupRegion&) = delete;
+    SetupRegion& operator=(const SetupRegion&) = delete;
+  };
   static dd::detail::BlockPattern pattern_of(const HostBsr& A) {
     return {A.block_size, A.num_block_rows, A.num_block_cols, A.row_map, A.entries};
   }
