@@ -11,6 +11,7 @@
 #include "trellis/core/permutation.hpp"
 #include "trellis/core/transpose.hpp"
 #include "trellis/core/triangle.hpp"
+#include "trellis/core/view_arena.hpp"
 
 namespace trellis {
 namespace {
@@ -152,6 +153,44 @@ TYPED_TEST(StructureOnBackend, PermutationIsCheckedWhereItIsMade) {
   const auto p = make_permutation<Device>(n2o);
   auto o2n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.old_to_new);
   for (ordinal_t i = 0; i < ordinal_t(n2o.size()); ++i) ASSERT_EQ(o2n(n2o[i]), i) << "new row " << i;
+}
+
+TYPED_TEST(StructureOnBackend, ArenaArraysAreDisjointAlignedAndOutliveTheArena) {
+  using Device = TypeParam;
+  using exec = typename Device::execution_space;
+  const size_t chunk = 4096;  // bytes: arrays of more than 1 KB get their own allocation
+  std::vector<Kokkos::View<int*, Device>> ints;
+  std::vector<Kokkos::View<double*, Device>> doubles;
+  Kokkos::View<double*, Device> large;
+  {
+    ViewArena<Device> arena(chunk);
+    for (size_t n : {1, 7, 32, 100, 0, 250, 3}) ints.push_back(arena.template take<int>("i", n));
+    for (size_t n : {5, 16, 60, 1}) doubles.push_back(arena.template take<double>("d", n));
+    large = arena.template take<double>("large", 1000);
+  }  // the arena is gone; the chunks live on in the views
+  // All of them fit one chunk per type: each starts a multiple of 128 bytes
+  // after the first (the chunk itself is aligned as Kokkos aligns allocations).
+  for (const auto& v : ints) EXPECT_EQ((v.data() - ints[0].data()) * sizeof(int) % 128, 0u);
+  for (const auto& v : doubles) EXPECT_EQ((v.data() - doubles[0].data()) * sizeof(double) % 128, 0u);
+  EXPECT_EQ(ints[3].extent(0), 100u);
+  EXPECT_EQ(large.extent(0), 1000u);
+  // Each array filled with its own number, then every one read back: an
+  // overlap would show up as another array's number.
+  for (size_t a = 0; a < ints.size(); ++a) Kokkos::deep_copy(ints[a], int(a) + 1);
+  for (size_t a = 0; a < doubles.size(); ++a) Kokkos::deep_copy(doubles[a], 0.5 + double(a));
+  Kokkos::deep_copy(large, -1.0);
+  exec().fence();
+  for (size_t a = 0; a < ints.size(); ++a) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ints[a]);
+    for (size_t i = 0; i < h.extent(0); ++i) ASSERT_EQ(h(i), int(a) + 1) << "int array " << a << " entry " << i;
+  }
+  for (size_t a = 0; a < doubles.size(); ++a) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), doubles[a]);
+    for (size_t i = 0; i < h.extent(0); ++i) ASSERT_EQ(h(i), 0.5 + double(a)) << "double array " << a << " entry " << i;
+  }
+  // The small int pieces follow each other in 128-byte steps.
+  EXPECT_EQ(ints[1].data() - ints[0].data(), 32);
+  EXPECT_EQ(ints[2].data() - ints[1].data(), 32);
 }
 
 TEST(Permutation, RejectsRepeatedAndOutOfRangeIndices) {

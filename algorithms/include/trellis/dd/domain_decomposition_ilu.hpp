@@ -20,6 +20,7 @@
 #include "trellis/core/errors.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/core/permutation.hpp"
+#include "trellis/core/view_arena.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
 #include "trellis/dd/detail/subdomain_split.hpp"
 #include "trellis/dd/subdomain_ilu0.hpp"
@@ -34,13 +35,6 @@ namespace dd::detail {
 template <class F>
 void dispatch_block_size(int b, F&& f) {
   trellis::detail::with_block_size(b, "domain-decomposition ILU0", std::forward<F>(f));
-}
-
-template <class Device, class T>
-Kokkos::View<T*, Device> to_device(const std::vector<T>& v, const char* name) {
-  Kokkos::View<T*, Device> d(Kokkos::ViewAllocateWithoutInitializing(name), v.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-  return d;
 }
 
 /// y[i*b + c] = x[from[i]*b + c] (gather of block rows).
@@ -253,18 +247,23 @@ class DomainDecompositionIlu {
     layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
     report_.blocks = A.nnz_blocks();
 
+    // Every array below, kept or temporary, comes from one arena: a few
+    // allocations instead of about sixty (see ViewArena).
+    ViewArena<Device> arena;
     // Reorder, drop and split on the device (Algorithm 3.2).
     auto t0 = std::chrono::steady_clock::now();
-    const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old);
+    const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
     new_to_old_ = perm.new_to_old;
     old_to_new_ = perm.old_to_new;
-    reordered_ = permute_symmetric(on_device(A), perm);
+    reordered_ = permute_symmetric(on_device(A), perm, arena);
     auto& f = factors_;
     f.block_size = b;
     f.num_rows = A.num_block_rows;
     f.max_subdomain_rows = report_.largest_subdomain;
-    f.sub_start = dd::detail::to_device<Device>(layout_.sub_start, "dd_sub_start");
-    auto split = dd::detail::split_subdomain_blocks(reordered_, f, layout_.new_to_old);
+    f.sub_start = arena.template take<ordinal_t>("dd_sub_start", layout_.sub_start.size());
+    Kokkos::deep_copy(f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                       layout_.sub_start.data(), layout_.sub_start.size()));
+    auto split = dd::detail::split_subdomain_blocks(reordered_, f, layout_.new_to_old, arena);
     report_.blocks_dropped = split.dropped;
     vector_type diag = split.diag;
     exec().fence();
@@ -272,8 +271,8 @@ class DomainDecompositionIlu {
 
     t0 = std::chrono::steady_clock::now();
     const ordinal_t max_rows = f.max_subdomain_rows;
-    f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows);
-    f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows);
+    f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows, arena);
+    f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows, arena);
     exec().fence();
     report_.seconds_analysis = seconds_since(t0);
     report_.lower_levels_max = f.lower.max_levels;
@@ -282,12 +281,12 @@ class DomainDecompositionIlu {
     t0 = std::chrono::steady_clock::now();
     dd::FactorizationOutcome out;
     dd::detail::dispatch_block_size(b, [&](auto B) {
-      out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots);
+      out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots, arena);
     });
     dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
     // The solves read L and U' in level order; the factorization's copies go.
-    f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b);
-    f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b);
+    f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b, arena);
+    f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b, arena);
     f.L_val = vector_type();
     f.U_val = vector_type();
     exec().fence();
@@ -296,10 +295,11 @@ class DomainDecompositionIlu {
     const size_t n = size_t(f.num_rows) * b;
     // Work vectors every use writes in full before reading: no fill (on CUDA
     // each View fill is a kernel and a fence, a few per cent of a small setup).
-    work_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_work"), n);
-    permuted_in_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_permuted_in"), n);
-    permuted_out_ = vector_type(Kokkos::ViewAllocateWithoutInitializing("dd_permuted_out"), n);
-    flags_ = Kokkos::View<int*, Device>("dd_ready_flags", f.num_rows);
+    work_ = arena.template take<Scalar>("dd_work", n);
+    permuted_in_ = arena.template take<Scalar>("dd_permuted_in", n);
+    permuted_out_ = arena.template take<Scalar>("dd_permuted_out", n);
+    flags_ = arena.template take<int>("dd_ready_flags", f.num_rows);
+    Kokkos::deep_copy(flags_, 0);
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -32,16 +32,18 @@ struct LevelOrderedBlocks {
   offset_t size = 0;
 };
 
-/// The copy of (col, val) (CSR arrays of b x b blocks) in the order of `s`.
+/// The copy of (col, val) (CSR arrays of b x b blocks) in the order of `s`,
+/// in arrays from `arena`.
 template <class Scalar, class Device>
 LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<Device>& s,
                                                         Kokkos::View<const ordinal_t*, Device> col,
-                                                        Kokkos::View<const Scalar*, Device> val, int b) {
+                                                        Kokkos::View<const Scalar*, Device> val, int b,
+                                                        ViewArena<Device>& arena) {
   LevelOrderedBlocks<Scalar, Device> t;
   t.size = offset_t(s.edge_pos.extent(0));
   const offset_t n = t.size, bb = offset_t(b) * b;
-  t.col = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_col"), n);
-  t.val = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_val"), n * bb);
+  t.col = arena.template take<ordinal_t>("dd_edge_col", n);
+  t.val = arena.template take<Scalar>("dd_edge_val", n * bb);
   auto pos = s.edge_pos;
   auto out_col = t.col;
   auto out_val = t.val;

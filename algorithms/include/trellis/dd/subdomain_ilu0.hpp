@@ -8,6 +8,7 @@
 
 #include "trellis/dd/detail/block_ops.hpp"
 #include "trellis/dd/pivot_options.hpp"
+#include "trellis/core/view_arena.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
@@ -75,9 +76,10 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
   if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
 }
 
+/// (first tiny row, first non-finite row, boosted count), from `arena`.
 template <class Device>
-Kokkos::View<ordinal_t[3], Device> make_pivot_status(ordinal_t n) {
-  Kokkos::View<ordinal_t[3], Device> status(Kokkos::ViewAllocateWithoutInitializing("dd_pivot_status"));
+Kokkos::View<ordinal_t*, Device> make_pivot_status(ordinal_t n, ViewArena<Device>& arena) {
+  Kokkos::View<ordinal_t*, Device> status = arena.template take<ordinal_t>("dd_pivot_status", 3);
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   h(0) = h(1) = n;
   h(2) = 0;
@@ -86,7 +88,7 @@ Kokkos::View<ordinal_t[3], Device> make_pivot_status(ordinal_t n) {
 }
 
 template <class Device>
-FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t[3], Device> status, ordinal_t n) {
+FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   Kokkos::deep_copy(h, status);
   FactorizationOutcome out;
@@ -124,14 +126,14 @@ void ildu_postprocess(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<Sc
 /// Factors in place: on entry L_val / U_val hold A's strict lower / upper
 /// blocks and diag its diagonal blocks, f.lower is analyzed; on exit L_val
 /// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
-/// (unless a pivot failed: see the outcome).
+/// (unless a pivot failed: see the outcome). `arena` gives the pivot status.
 template <int B, class Scalar, class Device>
-FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
-                                       Kokkos::View<Scalar*, Device> diag, PivotOptions pivots) {
+FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                                       PivotOptions pivots, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   const bool host = trellis::detail::is_host_space<exec>();
-  auto status = detail::make_pivot_status<Device>(f.num_rows);
+  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;
@@ -159,9 +161,10 @@ FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_by_levels(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
                                       PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
-                                      Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host) {
+                                      Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
+                                      ViewArena<Device>& arena) {
   using range = Kokkos::RangePolicy<typename Device::execution_space>;
-  auto status = detail::make_pivot_status<Device>(f.num_rows);
+  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
   const SubdomainFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)

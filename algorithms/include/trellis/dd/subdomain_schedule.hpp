@@ -8,6 +8,7 @@
 
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/types.hpp"
+#include "trellis/core/view_arena.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis::dd {
@@ -87,28 +88,29 @@ void assign_subdomain_levels(Kokkos::View<const offset_t*, Device> map,
 /// Analysis of one strict triangle (CSR arrays of block rows; columns are
 /// global rows of the same subdomain) over the subdomains sub_start. The
 /// entries ("edges") are listed level by level, row by row, each row's in
-/// CSR order.
+/// CSR order. Arrays come from `arena`.
 template <class Device>
 SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Device> map,
                                              Kokkos::View<const ordinal_t*, Device> col,
                                              Kokkos::View<const ordinal_t*, Device> sub_start,
-                                             ordinal_t max_rows) {
+                                             ordinal_t max_rows, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using range = Kokkos::RangePolicy<exec>;
   const ordinal_t n = ordinal_t(map.extent(0)) - 1;
   const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
-  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("dd_row_level"), n);  // each team fills its rows
-  Kokkos::View<ordinal_t*, Device> num_levels(Kokkos::ViewAllocateWithoutInitializing("dd_num_levels"), num_sub);
+  Kokkos::View<ordinal_t*, Device> row_level = arena.template take<ordinal_t>("dd_row_level", n);  // each team fills its rows
+  Kokkos::View<ordinal_t*, Device> num_levels = arena.template take<ordinal_t>("dd_num_levels", num_sub);
   detail::assign_subdomain_levels<Device>(map, col, sub_start, max_rows, row_level, num_levels);
 
   SubdomainSchedule<Device> s;
-  s.level_begin = Kokkos::View<ordinal_t*, Device>("dd_level_begin", size_t(num_sub) + 1);
+  s.level_begin = arena.template take<ordinal_t>("dd_level_begin", size_t(num_sub) + 1);
   auto level_begin = s.level_begin;
   Kokkos::parallel_scan(
       "trellis::dd::level_begin", range(0, num_sub),
       KOKKOS_LAMBDA(ordinal_t t, ordinal_t & sum, bool final) {
         sum += num_levels(t);
         if (final) level_begin(t + 1) = sum;
+        if (final && t == 0) level_begin(0) = 0;
       });
   ordinal_t max_levels = 0;
   Kokkos::parallel_reduce(
@@ -120,8 +122,9 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
   const ordinal_t total = s.total_levels;
 
   // Rows sorted by (global level, row): the key is level * n + row.
-  Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("dd_keys"), n);
-  Kokkos::View<offset_t*, Device> level_ptr("dd_level_ptr", size_t(total) + 1);
+  Kokkos::View<std::int64_t*, Device> keys = arena.template take<std::int64_t>("dd_keys", n);
+  Kokkos::View<offset_t*, Device> level_ptr = arena.template take<offset_t>("dd_level_ptr", size_t(total) + 1);
+  Kokkos::parallel_for("trellis::dd::clear_level_ptr", range(0, total + 1), KOKKOS_LAMBDA(ordinal_t g) { level_ptr(g) = 0; });
   Kokkos::parallel_for(
       "trellis::dd::level_keys", Kokkos::TeamPolicy<exec>(num_sub, Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename Kokkos::TeamPolicy<exec>::member_type& m) {
@@ -141,10 +144,10 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
         if (final) level_ptr(g) = sum;
       });
   s.level_ptr = level_ptr;
-  s.level_rows = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_level_rows"), n);
+  s.level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
   auto level_rows = s.level_rows;
   // Entries in the same order: row by row of level_rows.
-  Kokkos::View<offset_t*, Device> entry_start(Kokkos::ViewAllocateWithoutInitializing("dd_entry_start"), size_t(n) + 1);
+  Kokkos::View<offset_t*, Device> entry_start = arena.template take<offset_t>("dd_entry_start", size_t(n) + 1);
   Kokkos::parallel_scan(
       "trellis::dd::entry_start", range(0, n), KOKKOS_LAMBDA(ordinal_t p, offset_t & sum, bool final) {
         const ordinal_t i = ordinal_t(keys(p) % n);
@@ -154,9 +157,9 @@ SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Devic
       });
   s.row_edge_ptr = entry_start;
   const offset_t nnz = offset_t(col.extent(0));
-  s.edge_row = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_row"), nnz);
-  s.edge_pos = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_pos"), nnz);
-  s.edge_ptr = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_edge_ptr"), size_t(total) + 1);
+  s.edge_row = arena.template take<ordinal_t>("dd_edge_row", nnz);
+  s.edge_pos = arena.template take<offset_t>("dd_edge_pos", nnz);
+  s.edge_ptr = arena.template take<offset_t>("dd_edge_ptr", size_t(total) + 1);
   auto edge_row = s.edge_row;
   auto edge_pos = s.edge_pos;
   auto edge_ptr = s.edge_ptr;

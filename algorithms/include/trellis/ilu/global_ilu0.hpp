@@ -60,7 +60,8 @@ class GlobalIlu0 {
     f.max_subdomain_rows = A.num_rows;
     f.sub_start = Kokkos::View<ordinal_t*, Device>("ilu0_sub_start", 2);
     Kokkos::deep_copy(Kokkos::subview(f.sub_start, 1), A.num_rows);
-    vector_type diag = dd::detail::split_subdomain_blocks(copy_to<Device>(csr_to_bsr(A, 1)), f, {}).diag;
+    ViewArena<Device> arena;
+    vector_type diag = dd::detail::split_subdomain_blocks(copy_to<Device>(csr_to_bsr(A, 1)), f, {}, arena).diag;
     const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
     auto t0 = std::chrono::steady_clock::now();
     const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);
@@ -68,7 +69,8 @@ class GlobalIlu0 {
     analysis_seconds_ = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     const auto out = dd::factor_by_levels<1>(f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
-                                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host));
+                                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host),
+                                             arena);
     exec().fence();
     factorization_seconds_ = seconds_since(t0);
     dd::detail::throw_if_pivot_failed(out, {}, diag, 1);

@@ -12,6 +12,7 @@
 
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/view_arena.hpp"
 
 namespace trellis {
 
@@ -46,13 +47,14 @@ inline void explain_bad_permutation(const std::vector<ordinal_t>& new_to_old) {
 /// throws InputError naming the first repeated or out-of-range index. The
 /// inverse is made and checked on the device (a host pass cost ~9 ms of the
 /// setup on a 2M-row matrix); only a failure is explained on the host.
+/// Both arrays come from `arena`.
 template <class Device = DefaultDevice>
-Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old) {
+Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, ViewArena<Device>& arena) {
   using policy = Kokkos::RangePolicy<typename Device::execution_space>;
   const ordinal_t n = ordinal_t(new_to_old.size());
   Permutation<Device> p;
-  p.new_to_old = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("new_to_old"), n);
-  p.old_to_new = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("old_to_new"), n);
+  p.new_to_old = arena.template take<ordinal_t>("new_to_old", n);
+  p.old_to_new = arena.template take<ordinal_t>("old_to_new", n);
   Kokkos::deep_copy(p.new_to_old,
                     Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(new_to_old.data(), n));
   const auto n2o = p.new_to_old;
@@ -69,6 +71,11 @@ Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old) {
   if (bad) detail::explain_bad_permutation(new_to_old);
   return p;
 }
+template <class Device = DefaultDevice>
+Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old) {
+  ViewArena<Device> arena;
+  return make_permutation<Device>(new_to_old, arena);
+}
 
 namespace detail {
 /// A row pattern gathered in another order: source(k) is the position in the
@@ -84,7 +91,7 @@ struct GatheredPattern {
 /// through p.old_to_new when asked (then re-sorted), else kept.
 template <class RowMap, class Entries, class Device>
 GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p,
-                                       bool map_columns) {
+                                       bool map_columns, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   const ordinal_t n = p.size();
@@ -94,20 +101,20 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
   auto n2o = p.new_to_old;
   auto o2n = p.old_to_new;
   GatheredPattern<Device> g;
-  g.row_map = Kokkos::View<offset_t*, Device>("permuted_row_map", size_t(n) + 1);
-  g.entries = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("permuted_entries"),
-                                               entries.extent(0));
-  g.source = Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("permuted_source"),
-                                             entries.extent(0));
+  g.row_map = arena.template take<offset_t>("permuted_row_map", size_t(n) + 1);
+  g.entries = arena.template take<ordinal_t>("permuted_entries", entries.extent(0));
+  g.source = arena.template take<offset_t>("permuted_source", entries.extent(0));
   auto out_map = g.row_map;
   auto out_ent = g.entries;
   auto source = g.source;
+  if (n == 0) Kokkos::deep_copy(out_map, 0);  // else the scan writes out_map(0)
   Kokkos::parallel_scan(
       "trellis::permute::row_map", policy(0, n),
       KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         const ordinal_t k = n2o(i);
         sum += row_map(k + 1) - row_map(k);
         if (final) out_map(i + 1) = sum;
+        if (final && i == 0) out_map(0) = 0;
       });
   Kokkos::parallel_for(
       "trellis::permute::fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
@@ -126,9 +133,9 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
 /// following a gathered pattern.
 template <class Scalar, class Device>
 Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device> source,
-                                            Kokkos::View<const Scalar*, Device> in, size_t w) {
-  Kokkos::View<Scalar*, Device> out(Kokkos::ViewAllocateWithoutInitializing("permuted_values"),
-                                    source.extent(0) * w);
+                                            Kokkos::View<const Scalar*, Device> in, size_t w,
+                                            ViewArena<Device>& arena) {
+  Kokkos::View<Scalar*, Device> out = arena.template take<Scalar>("permuted_values", source.extent(0) * w);
   Kokkos::parallel_for(
       "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(0, out.extent(0)),
       KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
@@ -138,10 +145,11 @@ Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device
 template <class Scalar, class Device>
 CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A,
                                       const Permutation<Device>& p, bool map_columns) {
-  const auto g = gather_pattern(A.row_map, A.entries, p, map_columns);
+  ViewArena<Device> arena;
+  const auto g = gather_pattern(A.row_map, A.entries, p, map_columns, arena);
   return CsrMatrix<Scalar, Device>(
       A.num_rows, A.num_cols, g.row_map, g.entries,
-      gather_values<Scalar, Device>(g.source, A.values, 1));
+      gather_values<Scalar, Device>(g.source, A.values, 1, arena));
 }
 }  // namespace detail
 
@@ -160,16 +168,22 @@ CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A,
   return detail::gather_rows(A, p, true);
 }
 
-/// P A P^T on block rows and columns (Algorithm 3.2 for BSR), columns sorted.
+/// P A P^T on block rows and columns (Algorithm 3.2 for BSR), columns sorted;
+/// its arrays come from `arena`.
 template <class Scalar, class Device>
-BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A,
-                                            const Permutation<Device>& p) {
+BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A, const Permutation<Device>& p,
+                                            ViewArena<Device>& arena) {
   if (A.num_block_rows != A.num_block_cols)
     throw StructureError("permute_symmetric: block matrix is not square");
-  const auto g = detail::gather_pattern(A.row_map, A.entries, p, true);
+  const auto g = detail::gather_pattern(A.row_map, A.entries, p, true, arena);
   const size_t bb = size_t(A.block_size) * A.block_size;
   return BsrMatrix<Scalar, Device>(A.block_size, A.num_block_rows, A.num_block_cols, g.row_map, g.entries,
-                                   detail::gather_values<Scalar, Device>(g.source, A.values, bb));
+                                   detail::gather_values<Scalar, Device>(g.source, A.values, bb, arena));
+}
+template <class Scalar, class Device>
+BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A, const Permutation<Device>& p) {
+  ViewArena<Device> arena;
+  return permute_symmetric(A, p, arena);
 }
 
 /// y[i] = x[new_to_old[i]]: a vector into the new numbering.

@@ -24,11 +24,12 @@ struct SplitBlocks {
 /// in the row's subdomain (f.sub_start must be set), and allocates LD_val and
 /// inv_diag for the factorization to fill. A row without a diagonal
 /// block is a StructureError naming it in the original numbering
-/// (new_to_old; empty means R is not permuted).
+/// (new_to_old; empty means R is not permuted). Arrays come from `arena`.
 template <class Scalar, class Device>
 SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Device>& R,
                                                    SubdomainFactors<Scalar, Device>& f,
-                                                   const std::vector<ordinal_t>& new_to_old) {
+                                                   const std::vector<ordinal_t>& new_to_old,
+                                                   ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using range = Kokkos::RangePolicy<exec>;
   using team_policy = Kokkos::TeamPolicy<exec>;
@@ -38,7 +39,7 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   const auto ent = R.entries;
 
   // The subdomain of every row.
-  Kokkos::View<ordinal_t*, Device> owner(Kokkos::ViewAllocateWithoutInitializing("dd_row_owner"), n);
+  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("dd_row_owner", n);
   Kokkos::parallel_for(
       "trellis::dd::row_owner", team_policy(f.num_subdomains(), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
@@ -48,8 +49,8 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
       });
 
   // Row maps of the two strict triangles (kept blocks only).
-  f.L_map = Kokkos::View<offset_t*, Device>("dd_L_map", size_t(n) + 1);
-  f.U_map = Kokkos::View<offset_t*, Device>("dd_U_map", size_t(n) + 1);
+  f.L_map = arena.template take<offset_t>("dd_L_map", size_t(n) + 1);
+  f.U_map = arena.template take<offset_t>("dd_U_map", size_t(n) + 1);
   auto L_map = f.L_map;
   auto U_map = f.U_map;
   Kokkos::parallel_scan(
@@ -57,27 +58,26 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
         const ordinal_t lo = sub_start(owner(i));
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) >= lo && ent(q) < i);
         if (final) L_map(i + 1) = sum;
+        if (final && i == 0) L_map(0) = 0;
       });
   Kokkos::parallel_scan(
       "trellis::dd::count_upper", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         const ordinal_t hi = sub_start(owner(i) + 1);
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) > i && ent(q) < hi);
         if (final) U_map(i + 1) = sum;
+        if (final && i == 0) U_map(0) = 0;
       });
   offset_t nL = 0, nU = 0;
   Kokkos::deep_copy(nL, Kokkos::subview(L_map, n));
   Kokkos::deep_copy(nU, Kokkos::subview(U_map, n));
 
-  auto alloc_index = [](const char* name, size_t len) {
-    return Kokkos::View<offset_t*, Device>(Kokkos::ViewAllocateWithoutInitializing(name), len);
-  };
-  f.L_col = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_L_col"), nL);
-  f.U_col = Kokkos::View<ordinal_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("dd_U_col"), nU);
+  f.L_col = arena.template take<ordinal_t>("dd_L_col", nL);
+  f.U_col = arena.template take<ordinal_t>("dd_U_col", nU);
   auto L_col = f.L_col;
   auto U_col = f.U_col;
-  auto L_src = alloc_index("dd_L_source", nL);
-  auto U_src = alloc_index("dd_U_source", nU);
-  auto D_src = alloc_index("dd_diag_source", n);
+  auto L_src = arena.template take<offset_t>("dd_L_source", nL);
+  auto U_src = arena.template take<offset_t>("dd_U_source", nU);
+  auto D_src = arena.template take<offset_t>("dd_diag_source", n);
   ordinal_t first_missing = INT_MAX;
   Kokkos::parallel_reduce(
       "trellis::dd::split", range(0, n),
@@ -102,12 +102,13 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
 
   const size_t bb = size_t(R.block_size) * R.block_size;
   Kokkos::View<const Scalar*, Device> values = R.values;
-  f.L_val = trellis::detail::gather_values<Scalar, Device>(L_src, values, bb);
-  f.U_val = trellis::detail::gather_values<Scalar, Device>(U_src, values, bb);
-  f.LD_val = Kokkos::View<Scalar*, Device>("dd_LD_val", f.L_val.extent(0));
-  f.inv_diag = Kokkos::View<Scalar*, Device>("dd_inv_diag", size_t(n) * bb);
+  f.L_val = trellis::detail::gather_values<Scalar, Device>(L_src, values, bb, arena);
+  f.U_val = trellis::detail::gather_values<Scalar, Device>(U_src, values, bb, arena);
+  // Both written in full by the factorization (every row's pivot, every L block).
+  f.LD_val = arena.template take<Scalar>("dd_LD_val", f.L_val.extent(0));
+  f.inv_diag = arena.template take<Scalar>("dd_inv_diag", size_t(n) * bb);
   SplitBlocks<Scalar, Device> out;
-  out.diag = trellis::detail::gather_values<Scalar, Device>(D_src, values, bb);
+  out.diag = trellis::detail::gather_values<Scalar, Device>(D_src, values, bb, arena);
   out.dropped = R.nnz_blocks() - nL - nU - n;
   return out;
 }
