@@ -311,6 +311,93 @@ TYPED_TEST(DomainDecomposition, RealMatrices) {
   }
 }
 
+/// Host copy of a device array.
+template <class View>
+std::vector<typename View::non_const_value_type> to_std(const View& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<typename View::non_const_value_type>(h.data(), h.data() + h.extent(0));
+}
+
+/// Every property that defines one triangle's subdomain schedule, against
+/// levels computed serially on the host from the same triangle.
+template <class Device>
+void expect_valid_schedule(const dd::SubdomainSchedule<Device>& sched, Kokkos::View<offset_t*, Device> map_d,
+                           Kokkos::View<ordinal_t*, Device> col_d, const std::vector<ordinal_t>& sub_start,
+                           bool lower) {
+  SCOPED_TRACE(lower ? "lower" : "upper");
+  const auto map = to_std(map_d);
+  const auto col = to_std(col_d);
+  const auto begin = to_std(sched.level_begin), rows = to_std(sched.level_rows);
+  const auto ptr = to_std(sched.level_ptr), edge_ptr = to_std(sched.edge_ptr), row_edge = to_std(sched.row_edge_ptr);
+  const auto edge_row = to_std(sched.edge_row), edge_pos = to_std(sched.edge_pos);
+  const ordinal_t n = ordinal_t(map.size()) - 1, num_sub = ordinal_t(sub_start.size()) - 1;
+  // Serial levels: 1 + the deepest dependency (all in the row's subdomain).
+  std::vector<ordinal_t> level(n, 0);
+  for (ordinal_t k = 0; k < n; ++k) {
+    const ordinal_t i = lower ? k : n - 1 - k;
+    for (offset_t q = map[i]; q < map[i + 1]; ++q) level[i] = std::max(level[i], level[col[q]] + 1);
+  }
+  ASSERT_EQ(begin.size(), size_t(num_sub) + 1);
+  ASSERT_EQ(begin[0], 0);
+  ASSERT_EQ(begin[num_sub], sched.total_levels);
+  ASSERT_EQ(ptr.size(), size_t(sched.total_levels) + 1);
+  ASSERT_EQ(edge_ptr.size(), ptr.size());
+  ordinal_t most = 0;
+  std::vector<int> seen(n, 0);
+  for (ordinal_t s = 0; s < num_sub; ++s) {
+    most = std::max(most, begin[s + 1] - begin[s]);
+    ASSERT_EQ(ptr[begin[s]], sub_start[s]) << "subdomain " << s;  // its rows fill its own positions
+    ordinal_t deepest = -1;
+    for (ordinal_t g = begin[s]; g < begin[s + 1]; ++g) {
+      ASSERT_LT(ptr[g], ptr[g + 1]) << "empty level " << g;
+      for (offset_t p = ptr[g]; p < ptr[g + 1]; ++p) {
+        const ordinal_t i = rows[p];
+        ASSERT_TRUE(i >= sub_start[s] && i < sub_start[s + 1]) << "row " << i << " outside subdomain " << s;
+        ASSERT_EQ(level[i], g - begin[s]) << "row " << i;
+        if (p > ptr[g]) ASSERT_LT(rows[p - 1], i) << "rows of level " << g << " not ascending";
+        ++seen[i];
+        deepest = std::max(deepest, level[i]);
+      }
+    }
+    if (sub_start[s + 1] > sub_start[s]) ASSERT_EQ(deepest, begin[s + 1] - begin[s] - 1) << "subdomain " << s;
+  }
+  ASSERT_EQ(ptr[sched.total_levels], n);
+  EXPECT_EQ(sched.max_levels, most);
+  for (ordinal_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "row " << i;
+  // Entries row by row of the schedule, each row's in CSR order.
+  ASSERT_EQ(row_edge.size(), size_t(n) + 1);
+  ASSERT_EQ(row_edge[0], 0);
+  ASSERT_EQ(row_edge[n], map[n]);
+  for (ordinal_t p = 0; p < n; ++p) {
+    const ordinal_t i = rows[p];
+    ASSERT_EQ(row_edge[p + 1] - row_edge[p], map[i + 1] - map[i]) << "position " << p;
+    for (offset_t e = row_edge[p]; e < row_edge[p + 1]; ++e) {
+      ASSERT_EQ(edge_row[e], i);
+      ASSERT_EQ(edge_pos[e], map[i] + (e - row_edge[p]));
+    }
+  }
+  for (ordinal_t g = 0; g <= sched.total_levels; ++g) ASSERT_EQ(edge_ptr[g], row_edge[ptr[g]]) << "level " << g;
+}
+
+TYPED_TEST(DomainDecomposition, SchedulesMatchSerialLevels) {
+  gallery::RandomOptions o;
+  o.seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(o.seed));
+  o.bandwidth = 80;
+  o.max_per_row = 7;
+  const HostBsr A = csr_to_bsr(gallery::random_sparse(1500, o), 1);
+  for (ordinal_t rows : {37, 300, 1500}) {  // many subdomains, a short last one; one subdomain
+    DdOptions opt;
+    opt.partitioner = Partitioner::contiguous;
+    opt.subdomain_rows = rows;
+    DomainDecompositionIlu<double, TypeParam> dd(A, opt);
+    const auto& f = dd.factors();
+    SCOPED_TRACE(std::to_string(rows) + " rows per subdomain");
+    expect_valid_schedule(f.lower, f.L_map, f.L_col, dd.layout().sub_start, true);
+    expect_valid_schedule(f.upper, f.U_map, f.U_col, dd.layout().sub_start, false);
+  }
+}
+
 TYPED_TEST(DomainDecomposition, VertexCentricIsBitReproducible) {
   const HostBsr A = gallery::block_laplace3d(16, 16, 16, 3);
   DomainDecompositionIlu<double, TypeParam> dd(A);

@@ -271,8 +271,9 @@ class DomainDecompositionIlu {
 
     t0 = std::chrono::steady_clock::now();
     const ordinal_t max_rows = f.max_subdomain_rows;
-    f.lower = dd::analyze_subdomains<Device>(f.L_map, f.L_col, f.sub_start, max_rows, arena);
-    f.upper = dd::analyze_subdomains<Device>(f.U_map, f.U_col, f.sub_start, max_rows, arena);
+    auto schedules = dd::analyze_subdomains<Device>({f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
+    f.lower = schedules[0];
+    f.upper = schedules[1];
     exec().fence();
     report_.seconds_analysis = seconds_since(t0);
     report_.lower_levels_max = f.lower.max_levels;

@@ -1,12 +1,13 @@
 #pragma once
 // Per-subdomain DAG analysis on the device (seed 000, Algorithm 4.2): one
-// team per subdomain assigns levels to its rows; then the explicit per-level
-// row lists (vertex-centric solves) and entry lists (edge-centric solves).
+// team per subdomain and triangle assigns levels to its rows and lists them
+// level by level, with their entries (vertex-centric solves read the row
+// lists, edge-centric ones the entry lists).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
 #include <climits>
-#include <vector>
 
-#include "trellis/core/level_sets.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
@@ -31,148 +32,183 @@ struct SubdomainSchedule {
 
 namespace detail {
 
-/// Algorithm 4.2: row_level(i) for the rows of each subdomain, and the level
-/// count of each subdomain. A row joins level l when all its dependencies
-/// have levels < l; `marked` in scratch holds the rows joining this round.
+/// One triangle's arrays as the analysis kernels see them.
 template <class Device>
-void assign_subdomain_levels(Kokkos::View<const offset_t*, Device> map,
-                             Kokkos::View<const ordinal_t*, Device> col,
-                             Kokkos::View<const ordinal_t*, Device> sub_start, ordinal_t max_rows,
-                             Kokkos::View<ordinal_t*, Device> row_level,
-                             Kokkos::View<ordinal_t*, Device> num_levels) {
-  using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
-  using member = typename policy::member_type;
-  using scratch_view = Kokkos::View<int*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+struct TriangleAnalysis {
+  Kokkos::View<const offset_t*, Device> map;
+  Kokkos::View<const ordinal_t*, Device> col;
+  Kokkos::View<ordinal_t*, Device> num_levels;   // per subdomain
+  Kokkos::View<ordinal_t*, Device> row_level;    // per row, within its subdomain
+  Kokkos::View<offset_t*, Device> level_start;   // at lo + l: where local level l starts, counted from lo
+  Kokkos::View<ordinal_t*, Device> level_rows;
+  Kokkos::View<offset_t*, Device> row_edge_ptr;
+  Kokkos::View<ordinal_t*, Device> edge_row;
+  Kokkos::View<offset_t*, Device> edge_pos;
+  Kokkos::View<ordinal_t*, Device> level_begin;  // made on the host from num_levels
+  Kokkos::View<offset_t*, Device> level_ptr;
+  Kokkos::View<offset_t*, Device> edge_ptr;
+};
+
+/// Algorithm 4.2 for the rows of one subdomain [lo, hi) of one triangle: a
+/// row joins level l when all its dependencies have levels < l (`marked` in
+/// scratch holds the rows joining this round). The rows of each level are
+/// placed as they join, ascending (a team scan over the marks), so the
+/// schedule comes out in level order without a sort; then the entries of
+/// the rows in that order.
+template <class Device, class Member, class Marks>
+KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAnalysis<Device>& t, ordinal_t s,
+                                               ordinal_t lo, ordinal_t hi, const Marks& marked) {
   constexpr ordinal_t unassigned = INT_MAX;
-  const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
-  const int team = trellis::detail::is_host_space<exec>() ? 1 : 256;
-  Kokkos::parallel_for(
-      "trellis::dd::assign_levels",
-      policy(num_sub, team).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
-      KOKKOS_LAMBDA(const member& m) {
-        const ordinal_t s = m.league_rank(), lo = sub_start(s), hi = sub_start(s + 1);
-        scratch_view marked(m.team_scratch(0), max_rows);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i) {
-          row_level(i) = unassigned;
-          marked(i - lo) = 0;
-        });
-        m.team_barrier();
-        for (ordinal_t level = 0;; ++level) {
-          ordinal_t added = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(m, lo, hi),
-              [&](ordinal_t i, ordinal_t& count) {
-                if (row_level(i) != unassigned) return;
-                for (offset_t k = map(i); k < map(i + 1); ++k)
-                  if (row_level(col(k)) >= level) return;
-                marked(i - lo) = 1;
-                ++count;
-              },
-              added);
-          m.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i) {
-            if (marked(i - lo)) row_level(i) = level, marked(i - lo) = 0;
-          });
-          m.team_barrier();
-          if (added == 0) {
-            Kokkos::single(Kokkos::PerTeam(m), [&]() { num_levels(s) = level; });
-            break;
-          }
-        }
-      });
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i) {
+    t.row_level(i) = unassigned;
+    marked(i - lo) = 0;
+  });
+  m.team_barrier();
+  offset_t placed = 0;
+  for (ordinal_t level = 0;; ++level) {
+    ordinal_t added = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(m, lo, hi),
+        [&](ordinal_t i, ordinal_t& count) {
+          if (t.row_level(i) != unassigned) return;
+          for (offset_t k = t.map(i); k < t.map(i + 1); ++k)
+            if (t.row_level(t.col(k)) >= level) return;
+          marked(i - lo) = 1;
+          ++count;
+        },
+        added);
+    m.team_barrier();
+    if (added == 0) {
+      Kokkos::single(Kokkos::PerTeam(m), [&]() { t.num_levels(s) = level; });
+      break;
+    }
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { t.level_start(lo + level) = placed; });
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i, offset_t& pos, bool final) {
+      const int joins = marked(i - lo);
+      if (final && joins) {
+        t.level_rows(lo + placed + pos) = i;
+        t.row_level(i) = level;
+        marked(i - lo) = 0;
+      }
+      pos += joins;
+    });
+    placed += added;
+    m.team_barrier();
+  }
+  // The subdomain's entries are [map(lo), map(hi)): listed row by row of the schedule.
+  const offset_t base = t.map(lo);
+  Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t p, offset_t& sum, bool final) {
+    const ordinal_t i = t.level_rows(p);
+    if (final) t.row_edge_ptr(p) = base + sum;
+    sum += t.map(i + 1) - t.map(i);
+  });
+  if (hi == ordinal_t(t.map.extent(0)) - 1) Kokkos::single(Kokkos::PerTeam(m), [&]() { t.row_edge_ptr(hi) = t.map(hi); });
+  m.team_barrier();
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t p) {
+    const ordinal_t i = t.level_rows(p);
+    offset_t e = t.row_edge_ptr(p);
+    for (offset_t k = t.map(i); k < t.map(i + 1); ++k, ++e) t.edge_row(e) = i, t.edge_pos(e) = k;
+  });
 }
 
 }  // namespace detail
 
-/// Analysis of one strict triangle (CSR arrays of block rows; columns are
-/// global rows of the same subdomain) over the subdomains sub_start. The
-/// entries ("edges") are listed level by level, row by row, each row's in
-/// CSR order. Arrays come from `arena`.
+/// Analysis of both strict triangles of the subdomain factors (CSR arrays of
+/// block rows, index 0 the lower triangle, 1 the upper; columns are rows of
+/// the same subdomain) over the subdomains sub_start: two launches for both,
+/// one team per subdomain and triangle, and one trip to the host for the
+/// level counts. Rows of a level are listed ascending; the entries
+/// ("edges") level by level, row by row, each row's in CSR order. Arrays
+/// come from `arena`.
 template <class Device>
-SubdomainSchedule<Device> analyze_subdomains(Kokkos::View<const offset_t*, Device> map,
-                                             Kokkos::View<const ordinal_t*, Device> col,
-                                             Kokkos::View<const ordinal_t*, Device> sub_start,
-                                             ordinal_t max_rows, ViewArena<Device>& arena) {
+std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
+    const std::array<Kokkos::View<const offset_t*, Device>, 2>& map,
+    const std::array<Kokkos::View<const ordinal_t*, Device>, 2>& col, Kokkos::View<const ordinal_t*, Device> sub_start,
+    ordinal_t max_rows, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
-  using range = Kokkos::RangePolicy<exec>;
-  const ordinal_t n = ordinal_t(map.extent(0)) - 1;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using member = typename policy::member_type;
+  using scratch_view = Kokkos::View<int*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const ordinal_t n = ordinal_t(map[0].extent(0)) - 1;
   const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
-  Kokkos::View<ordinal_t*, Device> row_level = arena.template take<ordinal_t>("dd_row_level", n);  // each team fills its rows
-  Kokkos::View<ordinal_t*, Device> num_levels = arena.template take<ordinal_t>("dd_num_levels", num_sub);
-  detail::assign_subdomain_levels<Device>(map, col, sub_start, max_rows, row_level, num_levels);
+  const bool host = trellis::detail::is_host_space<exec>();
 
-  SubdomainSchedule<Device> s;
-  s.level_begin = arena.template take<ordinal_t>("dd_level_begin", size_t(num_sub) + 1);
-  auto level_begin = s.level_begin;
-  Kokkos::parallel_scan(
-      "trellis::dd::level_begin", range(0, num_sub),
-      KOKKOS_LAMBDA(ordinal_t t, ordinal_t & sum, bool final) {
-        sum += num_levels(t);
-        if (final) level_begin(t + 1) = sum;
-        if (final && t == 0) level_begin(0) = 0;
+  const auto num_levels = arena.template take<ordinal_t>("dd_num_levels", 2 * size_t(num_sub));
+  std::array<detail::TriangleAnalysis<Device>, 2> t;
+  for (int k = 0; k < 2; ++k) {
+    const offset_t nnz = offset_t(col[k].extent(0));
+    t[k].map = map[k];
+    t[k].col = col[k];
+    t[k].num_levels = Kokkos::subview(num_levels, std::make_pair(size_t(k) * num_sub, size_t(k + 1) * num_sub));
+    t[k].row_level = arena.template take<ordinal_t>("dd_row_level", n);
+    t[k].level_start = arena.template take<offset_t>("dd_level_start", n);
+    t[k].level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
+    t[k].row_edge_ptr = arena.template take<offset_t>("dd_row_edge_ptr", size_t(n) + 1);
+    t[k].edge_row = arena.template take<ordinal_t>("dd_edge_row", nnz);
+    t[k].edge_pos = arena.template take<offset_t>("dd_edge_pos", nnz);
+  }
+  const auto lower = t[0], upper = t[1];
+  Kokkos::parallel_for(
+      "trellis::dd::schedule",
+      policy(2 * num_sub, host ? 1 : 256).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
+      KOKKOS_LAMBDA(const member& m) {
+        const ordinal_t s = m.league_rank() % num_sub;
+        scratch_view marked(m.team_scratch(0), max_rows);
+        detail::schedule_subdomain<Device>(m, m.league_rank() < num_sub ? lower : upper, s, sub_start(s),
+                                           sub_start(s + 1), marked);
       });
-  ordinal_t max_levels = 0;
-  Kokkos::parallel_reduce(
-      "trellis::dd::max_levels", range(0, num_sub),
-      KOKKOS_LAMBDA(ordinal_t t, ordinal_t & m) { m = num_levels(t) > m ? num_levels(t) : m; },
-      Kokkos::Max<ordinal_t>(max_levels));
-  Kokkos::deep_copy(s.total_levels, Kokkos::subview(level_begin, num_sub));
-  s.max_levels = max_levels;
-  const ordinal_t total = s.total_levels;
 
-  // Rows sorted by (global level, row): the key is level * n + row.
-  Kokkos::View<std::int64_t*, Device> keys = arena.template take<std::int64_t>("dd_keys", n);
-  Kokkos::View<offset_t*, Device> level_ptr = arena.template take<offset_t>("dd_level_ptr", size_t(total) + 1);
-  Kokkos::parallel_for("trellis::dd::clear_level_ptr", range(0, total + 1), KOKKOS_LAMBDA(ordinal_t g) { level_ptr(g) = 0; });
+  // Levels are numbered across subdomains: subdomain s of a triangle owns
+  // [level_begin(s), level_begin(s+1)). The counts are few (one per
+  // subdomain): summed on the host.
+  auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), num_levels);
+  auto begin = arena.template take<ordinal_t>("dd_level_begin", 2 * (size_t(num_sub) + 1));
+  auto begin_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), begin, Kokkos::WithoutInitializing);
+  std::array<SubdomainSchedule<Device>, 2> out;
+  for (int k = 0; k < 2; ++k) {
+    ordinal_t* b = begin_host.data() + k * (size_t(num_sub) + 1);
+    b[0] = 0;
+    for (ordinal_t s = 0; s < num_sub; ++s) {
+      const ordinal_t c = counts(size_t(k) * num_sub + s);
+      b[s + 1] = b[s] + c;
+      out[k].max_levels = std::max(out[k].max_levels, c);
+    }
+    out[k].total_levels = b[num_sub];
+  }
+  Kokkos::deep_copy(begin, begin_host);
+  for (int k = 0; k < 2; ++k) {
+    const size_t levels = size_t(out[k].total_levels) + 1;
+    t[k].level_begin = Kokkos::subview(begin, std::make_pair(k * (size_t(num_sub) + 1), (k + 1) * (size_t(num_sub) + 1)));
+    t[k].level_ptr = arena.template take<offset_t>("dd_level_ptr", levels);
+    t[k].edge_ptr = arena.template take<offset_t>("dd_edge_ptr", levels);
+  }
+  const auto lower_ptrs = t[0], upper_ptrs = t[1];
   Kokkos::parallel_for(
-      "trellis::dd::level_keys", Kokkos::TeamPolicy<exec>(num_sub, Kokkos::AUTO),
-      KOKKOS_LAMBDA(const typename Kokkos::TeamPolicy<exec>::member_type& m) {
-        const ordinal_t t = m.league_rank();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sub_start(t), sub_start(t + 1)),
-                             [&](ordinal_t i) {
-                               const std::int64_t g = level_begin(t) + row_level(i);
-                               keys(i) = g * n + i;
-                               Kokkos::atomic_increment(&level_ptr(g + 1));
-                             });
+      "trellis::dd::level_pointers", policy(2 * num_sub, Kokkos::AUTO), KOKKOS_LAMBDA(const member& m) {
+        const ordinal_t s = m.league_rank() % num_sub;
+        const auto& a = m.league_rank() < num_sub ? lower_ptrs : upper_ptrs;
+        const ordinal_t lo = sub_start(s), g0 = a.level_begin(s);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 0, a.level_begin(s + 1) - g0), [&](ordinal_t l) {
+          const offset_t p = lo + a.level_start(lo + l);
+          a.level_ptr(g0 + l) = p;
+          a.edge_ptr(g0 + l) = a.row_edge_ptr(p);
+        });
+        if (s == num_sub - 1)
+          Kokkos::single(Kokkos::PerTeam(m), [&]() {
+            a.level_ptr(a.level_begin(num_sub)) = n;
+            a.edge_ptr(a.level_begin(num_sub)) = a.row_edge_ptr(n);
+          });
       });
-  trellis::detail::sort_keys<Device>(keys);
-  Kokkos::parallel_scan(
-      "trellis::dd::level_ptr", range(0, total + 1),
-      KOKKOS_LAMBDA(ordinal_t g, offset_t & sum, bool final) {
-        sum += level_ptr(g);
-        if (final) level_ptr(g) = sum;
-      });
-  s.level_ptr = level_ptr;
-  s.level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
-  auto level_rows = s.level_rows;
-  // Entries in the same order: row by row of level_rows.
-  Kokkos::View<offset_t*, Device> entry_start = arena.template take<offset_t>("dd_entry_start", size_t(n) + 1);
-  Kokkos::parallel_scan(
-      "trellis::dd::entry_start", range(0, n), KOKKOS_LAMBDA(ordinal_t p, offset_t & sum, bool final) {
-        const ordinal_t i = ordinal_t(keys(p) % n);
-        if (final) level_rows(p) = i, entry_start(p) = sum;
-        sum += map(i + 1) - map(i);
-        if (final && p == n - 1) entry_start(n) = sum;
-      });
-  s.row_edge_ptr = entry_start;
-  const offset_t nnz = offset_t(col.extent(0));
-  s.edge_row = arena.template take<ordinal_t>("dd_edge_row", nnz);
-  s.edge_pos = arena.template take<offset_t>("dd_edge_pos", nnz);
-  s.edge_ptr = arena.template take<offset_t>("dd_edge_ptr", size_t(total) + 1);
-  auto edge_row = s.edge_row;
-  auto edge_pos = s.edge_pos;
-  auto edge_ptr = s.edge_ptr;
-  Kokkos::parallel_for(
-      "trellis::dd::edges", range(0, n), KOKKOS_LAMBDA(ordinal_t p) {
-        const ordinal_t i = level_rows(p);
-        offset_t e = entry_start(p);
-        for (offset_t k = map(i); k < map(i + 1); ++k, ++e) edge_row(e) = i, edge_pos(e) = k;
-      });
-  Kokkos::parallel_for(
-      "trellis::dd::edge_ptr", range(0, total + 1),
-      KOKKOS_LAMBDA(ordinal_t g) { edge_ptr(g) = entry_start(level_ptr(g)); });
-  return s;
+  for (int k = 0; k < 2; ++k) {
+    out[k].level_begin = t[k].level_begin;
+    out[k].level_ptr = t[k].level_ptr;
+    out[k].level_rows = t[k].level_rows;
+    out[k].edge_ptr = t[k].edge_ptr;
+    out[k].row_edge_ptr = t[k].row_edge_ptr;
+    out[k].edge_row = t[k].edge_row;
+    out[k].edge_pos = t[k].edge_pos;
+  }
+  return out;
 }
 
 }  // namespace trellis::dd
