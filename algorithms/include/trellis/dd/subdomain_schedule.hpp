@@ -38,7 +38,6 @@ struct TriangleAnalysis {
   Kokkos::View<const offset_t*, Device> map;
   Kokkos::View<const ordinal_t*, Device> col;
   Kokkos::View<ordinal_t*, Device> num_levels;   // per subdomain
-  Kokkos::View<ordinal_t*, Device> row_level;    // per row, within its subdomain
   Kokkos::View<offset_t*, Device> level_start;   // at lo + l: where local level l starts, counted from lo
   Kokkos::View<ordinal_t*, Device> level_rows;
   Kokkos::View<offset_t*, Device> row_edge_ptr;
@@ -50,65 +49,60 @@ struct TriangleAnalysis {
 };
 
 /// Algorithm 4.2 for the rows of one subdomain [lo, hi) of one triangle: a
-/// row joins level l when all its dependencies have levels < l (`marked` in
-/// scratch holds the rows joining this round). The rows of each level are
-/// placed as they join, ascending (a team scan over the marks), so the
-/// schedule comes out in level order without a sort; then the entries of
-/// the rows in that order.
-template <class Device, class Member, class Marks>
+/// row joins level l when all its dependencies have levels < l. Each team
+/// thread owns a contiguous block of the rows, so one team scan of the
+/// threads' counts places a level's rows, ascending, as they join: the
+/// schedule comes out in level order without a sort. Then the entries of the
+/// rows in that order. `level` (team scratch, one slot per row) holds the
+/// rows' levels.
+template <class Device, class Member, class Levels>
 KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAnalysis<Device>& t, ordinal_t s,
-                                               ordinal_t lo, ordinal_t hi, const Marks& marked) {
+                                               ordinal_t lo, ordinal_t hi, const Levels& level) {
   constexpr ordinal_t unassigned = INT_MAX;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i) {
-    t.row_level(i) = unassigned;
-    marked(i - lo) = 0;
-  });
+  const ordinal_t rows = hi - lo, team = m.team_size();
+  const ordinal_t per_thread = (rows + team - 1) / team;
+  auto block_start = [&](ordinal_t r) { return lo + (r * per_thread < rows ? r * per_thread : rows); };
+  const ordinal_t mine_lo = block_start(m.team_rank()), mine_hi = block_start(m.team_rank() + 1);
+  for (ordinal_t i = mine_lo; i < mine_hi; ++i) level(i - lo) = unassigned;
   m.team_barrier();
   offset_t placed = 0;
-  for (ordinal_t level = 0;; ++level) {
-    ordinal_t added = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(m, lo, hi),
-        [&](ordinal_t i, ordinal_t& count) {
-          if (t.row_level(i) != unassigned) return;
-          for (offset_t k = t.map(i); k < t.map(i + 1); ++k)
-            if (t.row_level(t.col(k)) >= level) return;
-          marked(i - lo) = 1;
-          ++count;
-        },
-        added);
-    m.team_barrier();
+  for (ordinal_t l = 0;; ++l) {
+    // A row joining now gets l at once: a row that depends on it reads l
+    // or unassigned, both >= l, and waits either way.
+    ordinal_t joins = 0;
+    for (ordinal_t i = mine_lo; i < mine_hi; ++i) {
+      if (level(i - lo) != unassigned) continue;
+      bool ready = true;
+      for (offset_t k = t.map(i); k < t.map(i + 1) && ready; ++k) ready = level(t.col(k) - lo) < l;
+      if (ready) level(i - lo) = l, ++joins;
+    }
+    const ordinal_t before = m.team_scan(joins);  // the team's barrier: all joins of level l are seen after it
+    ordinal_t added = before + joins;
+    m.team_broadcast(added, team - 1);
     if (added == 0) {
-      Kokkos::single(Kokkos::PerTeam(m), [&]() { t.num_levels(s) = level; });
+      Kokkos::single(Kokkos::PerTeam(m), [&]() { t.num_levels(s) = l; });
       break;
     }
-    Kokkos::single(Kokkos::PerTeam(m), [&]() { t.level_start(lo + level) = placed; });
-    Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t i, offset_t& pos, bool final) {
-      const int joins = marked(i - lo);
-      if (final && joins) {
-        t.level_rows(lo + placed + pos) = i;
-        t.row_level(i) = level;
-        marked(i - lo) = 0;
-      }
-      pos += joins;
-    });
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { t.level_start(lo + l) = placed; });
+    offset_t pos = lo + placed + before;
+    for (ordinal_t i = mine_lo; i < mine_hi; ++i)
+      if (level(i - lo) == l) t.level_rows(pos++) = i;
     placed += added;
-    m.team_barrier();
   }
-  // The subdomain's entries are [map(lo), map(hi)): listed row by row of the schedule.
-  const offset_t base = t.map(lo);
-  Kokkos::parallel_scan(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t p, offset_t& sum, bool final) {
+  m.team_barrier();  // every position of level_rows written
+  // The subdomain's entries are [map(lo), map(hi)): listed position by position.
+  offset_t count = 0;
+  for (ordinal_t p = mine_lo; p < mine_hi; ++p) {
     const ordinal_t i = t.level_rows(p);
-    if (final) t.row_edge_ptr(p) = base + sum;
-    sum += t.map(i + 1) - t.map(i);
-  });
-  if (hi == ordinal_t(t.map.extent(0)) - 1) Kokkos::single(Kokkos::PerTeam(m), [&]() { t.row_edge_ptr(hi) = t.map(hi); });
-  m.team_barrier();
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lo, hi), [&](ordinal_t p) {
+    count += t.map(i + 1) - t.map(i);
+  }
+  offset_t e = t.map(lo) + m.team_scan(count);
+  for (ordinal_t p = mine_lo; p < mine_hi; ++p) {
     const ordinal_t i = t.level_rows(p);
-    offset_t e = t.row_edge_ptr(p);
+    t.row_edge_ptr(p) = e;
     for (offset_t k = t.map(i); k < t.map(i + 1); ++k, ++e) t.edge_row(e) = i, t.edge_pos(e) = k;
-  });
+  }
+  if (hi == ordinal_t(t.map.extent(0)) - 1) Kokkos::single(Kokkos::PerTeam(m), [&]() { t.row_edge_ptr(hi) = t.map(hi); });
 }
 
 }  // namespace detail
@@ -140,7 +134,6 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
     t[k].map = map[k];
     t[k].col = col[k];
     t[k].num_levels = Kokkos::subview(num_levels, std::make_pair(size_t(k) * num_sub, size_t(k + 1) * num_sub));
-    t[k].row_level = arena.template take<ordinal_t>("dd_row_level", n);
     t[k].level_start = arena.template take<offset_t>("dd_level_start", n);
     t[k].level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
     t[k].row_edge_ptr = arena.template take<offset_t>("dd_row_edge_ptr", size_t(n) + 1);
@@ -153,9 +146,9 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
       policy(2 * num_sub, host ? 1 : 256).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
       KOKKOS_LAMBDA(const member& m) {
         const ordinal_t s = m.league_rank() % num_sub;
-        scratch_view marked(m.team_scratch(0), max_rows);
+        scratch_view level(m.team_scratch(0), max_rows);
         detail::schedule_subdomain<Device>(m, m.league_rank() < num_sub ? lower : upper, s, sub_start(s),
-                                           sub_start(s + 1), marked);
+                                           sub_start(s + 1), level);
       });
 
   // Levels are numbered across subdomains: subdomain s of a triangle owns
