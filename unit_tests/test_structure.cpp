@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "test_support.hpp"
@@ -191,6 +192,37 @@ TYPED_TEST(StructureOnBackend, ArenaArraysAreDisjointAlignedAndOutliveTheArena) 
   // The small int pieces follow each other in 128-byte steps.
   EXPECT_EQ(ints[1].data() - ints[0].data(), 32);
   EXPECT_EQ(ints[2].data() - ints[1].data(), 32);
+}
+
+TYPED_TEST(StructureOnBackend, ArenaReservesOneAllocationForAGroupAndKeepsTemporariesApart) {
+  using Device = TypeParam;
+  using Arena = ViewArena<Device>;
+  Kokkos::View<double*, Device> a, b, t, c;
+  {
+    Arena arena(4096);
+    arena.template reserve<double>(Arena::kept, 1000, 3000);  // each far above a quarter chunk
+    a = arena.template take<double>("a", 1000);
+    t = arena.template take<double>("t", 10, Arena::temporary);
+    b = arena.template take<double>("b", 3000);
+    c = arena.template take<double>("c", 1000);  // no room left: an allocation of its own
+  }
+  EXPECT_EQ(b.data() - a.data(), 1008);  // 1000 padded to 128 bytes
+  EXPECT_TRUE(t.data() < a.data() || t.data() >= b.data() + 3000) << "a temporary inside the kept group";
+  EXPECT_TRUE(c.data() < a.data() || c.data() >= b.data() + 3000) << "c inside the reserved group";
+  Kokkos::deep_copy(a, 1.0);
+  Kokkos::deep_copy(b, 2.0);
+  Kokkos::deep_copy(t, 3.0);
+  Kokkos::deep_copy(c, 4.0);
+  double sums[4];
+  int k = 0;
+  for (const auto& v : {a, b, t, c}) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    sums[k++] = std::accumulate(h.data(), h.data() + h.extent(0), 0.0);
+  }
+  EXPECT_EQ(sums[0], 1000.0);
+  EXPECT_EQ(sums[1], 6000.0);
+  EXPECT_EQ(sums[2], 30.0);
+  EXPECT_EQ(sums[3], 4000.0);
 }
 
 TEST(Permutation, RejectsRepeatedAndOutOfRangeIndices) {

@@ -248,7 +248,8 @@ class DomainDecompositionIlu {
     report_.blocks = A.nnz_blocks();
 
     // Every array below, kept or temporary, comes from one arena: a few
-    // allocations instead of about sixty (see ViewArena).
+    // allocations instead of about sixty (see ViewArena); the temporaries go
+    // with it at the end of the setup.
     ViewArena<Device> arena;
     // Reorder, drop and split on the device (Algorithm 3.2).
     auto t0 = std::chrono::steady_clock::now();
@@ -286,6 +287,9 @@ class DomainDecompositionIlu {
     });
     dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
     // The solves read L and U' in level order; the factorization's copies go.
+    const size_t bb = size_t(b) * b;
+    arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
+    arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
     f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b, arena);
     f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b, arena);
     f.L_val = vector_type();
@@ -296,6 +300,7 @@ class DomainDecompositionIlu {
     const size_t n = size_t(f.num_rows) * b;
     // Work vectors every use writes in full before reading: no fill (on CUDA
     // each View fill is a kernel and a fence, a few per cent of a small setup).
+    arena.template reserve<Scalar>(ViewArena<Device>::kept, n, n, n);
     work_ = arena.template take<Scalar>("dd_work", n);
     permuted_in_ = arena.template take<Scalar>("dd_permuted_in", n);
     permuted_out_ = arena.template take<Scalar>("dd_permuted_out", n);

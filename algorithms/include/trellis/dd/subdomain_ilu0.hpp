@@ -79,7 +79,8 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
 /// (first tiny row, first non-finite row, boosted count), from `arena`.
 template <class Device>
 Kokkos::View<ordinal_t*, Device> make_pivot_status(ordinal_t n, ViewArena<Device>& arena) {
-  Kokkos::View<ordinal_t*, Device> status = arena.template take<ordinal_t>("dd_pivot_status", 3);
+  Kokkos::View<ordinal_t*, Device> status =
+      arena.template take<ordinal_t>("dd_pivot_status", 3, ViewArena<Device>::temporary);
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   h(0) = h(1) = n;
   h(2) = 0;

@@ -127,14 +127,18 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
   const ordinal_t num_sub = ordinal_t(sub_start.extent(0)) - 1;
   const bool host = trellis::detail::is_host_space<exec>();
 
-  const auto num_levels = arena.template take<ordinal_t>("dd_num_levels", 2 * size_t(num_sub));
+  using Arena = ViewArena<Device>;
+  arena.template reserve<ordinal_t>(Arena::temporary, 2 * size_t(num_sub), n, n);
+  const auto num_levels = arena.template take<ordinal_t>("dd_num_levels", 2 * size_t(num_sub), Arena::temporary);
+  arena.template reserve<ordinal_t>(Arena::kept, n, size_t(n) + 1, col[0].extent(0), col[0].extent(0), n,
+                                    size_t(n) + 1, col[1].extent(0), col[1].extent(0));
   std::array<detail::TriangleAnalysis<Device>, 2> t;
   for (int k = 0; k < 2; ++k) {
     const offset_t nnz = offset_t(col[k].extent(0));
     t[k].map = map[k];
     t[k].col = col[k];
     t[k].num_levels = Kokkos::subview(num_levels, std::make_pair(size_t(k) * num_sub, size_t(k + 1) * num_sub));
-    t[k].level_start = arena.template take<offset_t>("dd_level_start", n);
+    t[k].level_start = arena.template take<offset_t>("dd_level_start", n, Arena::temporary);
     t[k].level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
     t[k].row_edge_ptr = arena.template take<offset_t>("dd_row_edge_ptr", size_t(n) + 1);
     t[k].edge_row = arena.template take<ordinal_t>("dd_edge_row", nnz);
@@ -169,6 +173,8 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
     out[k].total_levels = b[num_sub];
   }
   Kokkos::deep_copy(begin, begin_host);
+  arena.template reserve<offset_t>(Arena::kept, out[0].total_levels + 1, out[0].total_levels + 1,
+                                   out[1].total_levels + 1, out[1].total_levels + 1);
   for (int k = 0; k < 2; ++k) {
     const size_t levels = size_t(out[k].total_levels) + 1;
     t[k].level_begin = Kokkos::subview(begin, std::make_pair(k * (size_t(num_sub) + 1), (k + 1) * (size_t(num_sub) + 1)));

@@ -53,6 +53,7 @@ Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, V
   using policy = Kokkos::RangePolicy<typename Device::execution_space>;
   const ordinal_t n = ordinal_t(new_to_old.size());
   Permutation<Device> p;
+  arena.template reserve<ordinal_t>(ViewArena<Device>::kept, n, n);
   p.new_to_old = arena.template take<ordinal_t>("new_to_old", n);
   p.old_to_new = arena.template take<ordinal_t>("old_to_new", n);
   Kokkos::deep_copy(p.new_to_old,
@@ -88,7 +89,8 @@ struct GatheredPattern {
 };
 
 /// Rows of (row_map, entries) in the order p.new_to_old; columns mapped
-/// through p.old_to_new when asked (then re-sorted), else kept.
+/// through p.old_to_new when asked (then re-sorted), else kept. `source` is
+/// a temporary of the arena.
 template <class RowMap, class Entries, class Device>
 GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p,
                                        bool map_columns, ViewArena<Device>& arena) {
@@ -101,9 +103,10 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
   auto n2o = p.new_to_old;
   auto o2n = p.old_to_new;
   GatheredPattern<Device> g;
+  arena.template reserve<ordinal_t>(ViewArena<Device>::kept, size_t(n) + 1, entries.extent(0));
   g.row_map = arena.template take<offset_t>("permuted_row_map", size_t(n) + 1);
   g.entries = arena.template take<ordinal_t>("permuted_entries", entries.extent(0));
-  g.source = arena.template take<offset_t>("permuted_source", entries.extent(0));
+  g.source = arena.template take<offset_t>("permuted_source", entries.extent(0), ViewArena<Device>::temporary);
   auto out_map = g.row_map;
   auto out_ent = g.entries;
   auto source = g.source;

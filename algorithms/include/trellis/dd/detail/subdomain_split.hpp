@@ -9,7 +9,7 @@
 
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
-#include "trellis/core/permutation.hpp"
+#include "trellis/core/view_arena.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
 
 namespace trellis::dd::detail {
@@ -24,7 +24,9 @@ struct SplitBlocks {
 /// in the row's subdomain (f.sub_start must be set), and allocates LD_val and
 /// inv_diag for the factorization to fill. A row without a diagonal
 /// block is a StructureError naming it in the original numbering
-/// (new_to_old; empty means R is not permuted). Arrays come from `arena`.
+/// (new_to_old; empty means R is not permuted). Arrays come from `arena`;
+/// L_val, U_val and the diagonal blocks are temporaries of it (the DD
+/// solves read level-ordered copies).
 template <class Scalar, class Device>
 SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Device>& R,
                                                    SubdomainFactors<Scalar, Device>& f,
@@ -39,7 +41,8 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   const auto ent = R.entries;
 
   // The subdomain of every row.
-  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("dd_row_owner", n);
+  using Arena = ViewArena<Device>;
+  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("dd_row_owner", n, Arena::temporary);
   Kokkos::parallel_for(
       "trellis::dd::row_owner", team_policy(f.num_subdomains(), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
@@ -49,6 +52,7 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
       });
 
   // Row maps of the two strict triangles (kept blocks only).
+  arena.template reserve<offset_t>(Arena::kept, size_t(n) + 1, size_t(n) + 1);
   f.L_map = arena.template take<offset_t>("dd_L_map", size_t(n) + 1);
   f.U_map = arena.template take<offset_t>("dd_U_map", size_t(n) + 1);
   auto L_map = f.L_map;
@@ -71,44 +75,50 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   Kokkos::deep_copy(nL, Kokkos::subview(L_map, n));
   Kokkos::deep_copy(nU, Kokkos::subview(U_map, n));
 
+  // Columns kept; values as the factorization reads them (CSR order, b x b
+  // row-major blocks), gathered in the same pass; L D and D^{-1} are written
+  // in full by the factorization (every L block, every row's pivot).
+  const size_t bb = size_t(R.block_size) * R.block_size;
+  arena.template reserve<ordinal_t>(Arena::kept, nL, nU);
   f.L_col = arena.template take<ordinal_t>("dd_L_col", nL);
   f.U_col = arena.template take<ordinal_t>("dd_U_col", nU);
+  arena.template reserve<Scalar>(Arena::temporary, nL * bb, nU * bb, n * bb);
+  f.L_val = arena.template take<Scalar>("dd_L_val", nL * bb, Arena::temporary);
+  f.U_val = arena.template take<Scalar>("dd_U_val", nU * bb, Arena::temporary);
+  SplitBlocks<Scalar, Device> out;
+  out.diag = arena.template take<Scalar>("dd_diag", n * bb, Arena::temporary);
+  arena.template reserve<Scalar>(Arena::kept, nL * bb, n * bb);
+  f.LD_val = arena.template take<Scalar>("dd_LD_val", nL * bb);
+  f.inv_diag = arena.template take<Scalar>("dd_inv_diag", n * bb);
   auto L_col = f.L_col;
   auto U_col = f.U_col;
-  auto L_src = arena.template take<offset_t>("dd_L_source", nL);
-  auto U_src = arena.template take<offset_t>("dd_U_source", nU);
-  auto D_src = arena.template take<offset_t>("dd_diag_source", n);
+  auto L_val = f.L_val;
+  auto U_val = f.U_val;
+  auto diag = out.diag;
+  Kokkos::View<const Scalar*, Device> values = R.values;
   ordinal_t first_missing = INT_MAX;
   Kokkos::parallel_reduce(
       "trellis::dd::split", range(0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & missing) {
         const ordinal_t s = owner(i), lo = sub_start(s), hi = sub_start(s + 1);
         offset_t pl = L_map(i), pu = U_map(i);
-        D_src(i) = -1;
+        bool has_diagonal = false;
         for (offset_t q = map(i); q < map(i + 1); ++q) {
           const ordinal_t j = ent(q);
           if (j < lo || j >= hi) continue;
-          if (j < i) L_col(pl) = j, L_src(pl++) = q;
-          else if (j > i) U_col(pu) = j, U_src(pu++) = q;
-          else D_src(i) = q;
+          Scalar* to;
+          if (j < i) L_col(pl) = j, to = &L_val(pl++ * bb);
+          else if (j > i) U_col(pu) = j, to = &U_val(pu++ * bb);
+          else has_diagonal = true, to = &diag(i * bb);
+          for (size_t t = 0; t < bb; ++t) to[t] = values(q * bb + t);
         }
-        if (D_src(i) < 0 && i < missing) missing = i;
+        if (!has_diagonal && i < missing) missing = i;
       },
       Kokkos::Min<ordinal_t>(first_missing));
   if (first_missing != INT_MAX)
     throw StructureError("ILU0: block row " +
                          std::to_string(new_to_old.empty() ? first_missing : new_to_old[first_missing]) +
                          " has no diagonal block");
-
-  const size_t bb = size_t(R.block_size) * R.block_size;
-  Kokkos::View<const Scalar*, Device> values = R.values;
-  f.L_val = trellis::detail::gather_values<Scalar, Device>(L_src, values, bb, arena);
-  f.U_val = trellis::detail::gather_values<Scalar, Device>(U_src, values, bb, arena);
-  // Both written in full by the factorization (every row's pivot, every L block).
-  f.LD_val = arena.template take<Scalar>("dd_LD_val", f.L_val.extent(0));
-  f.inv_diag = arena.template take<Scalar>("dd_inv_diag", size_t(n) * bb);
-  SplitBlocks<Scalar, Device> out;
-  out.diag = trellis::detail::gather_values<Scalar, Device>(D_src, values, bb, arena);
   out.dropped = R.nnz_blocks() - nL - nU - n;
   return out;
 }
