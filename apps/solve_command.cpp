@@ -15,13 +15,18 @@
 #include "commands.hpp"
 #include "convergence_plot.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/stopwatch.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
 #include "trellis/solvers/gmres.hpp"
-#include "trellis/solvers/ilu_preconditioners.hpp"
-#include "trellis/solvers/kk_ilu0_preconditioner.hpp"
+#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
+#include "trellis/solvers/preconditioners/gauss_seidel.hpp"
+#include "trellis/solvers/preconditioners/global_ilu0.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
+#include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -94,10 +99,6 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
   return a;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 struct Run {
   std::string label;
   double setup_seconds = 0, solve_seconds = 0;
@@ -108,10 +109,10 @@ struct Run {
 /// One-line progress on a terminal, at most five updates a second.
 std::function<void(int, double)> progress_line() {
   if (!isatty(fileno(stdout))) return {};
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  auto last = std::make_shared<time_point>(now());
   return [last](int it, double rel) {
     if (seconds_since(*last) < 0.2) return;
-    *last = std::chrono::steady_clock::now();
+    *last = now();
     std::printf("\r  iteration %6d  relative residual %.3e ", it, rel);
     std::fflush(stdout);
   };
@@ -141,7 +142,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
   BsrOperator<double, Device> A(copy_to<Device>(blocks));
   A.apply(ones, b);
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = now();
   if (name == "dd") {
     DdOptions opt = a.dd;
     if (p.grid[0] > 0 && opt.grid[0] == 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
@@ -155,7 +156,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     DdPreconditioner<double, Device> M(dd, v, true);
     Vector br("b_reordered", n), xr("x_reordered", n);
     dd->to_reordered(b, br);
-    t0 = std::chrono::steady_clock::now();
+    t0 = now();
     run.result = run_solver(a, Ar, M, br, xr);
     Kokkos::fence();
     run.solve_seconds = seconds_since(t0);
@@ -186,7 +187,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   }
   Kokkos::fence();
   run.setup_seconds = seconds_since(t0);
-  t0 = std::chrono::steady_clock::now();
+  t0 = now();
   run.result = run_solver(a, A, *M, b, x);
   Kokkos::fence();
   run.solve_seconds = seconds_since(t0);

@@ -27,7 +27,8 @@
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
-#include "trellis/solvers/ilu_preconditioners.hpp"
+#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
+#include "trellis/solvers/preconditioners/global_ilu0.hpp"
 
 namespace {
 
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
       for (TrsvAlgorithm a : {TrsvAlgorithm::elmr_value, TrsvAlgorithm::levelset_csr}) {
         if (run_global) try {
           Kokkos::Timer t;
-          auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(p.matrix, dd::PivotOptions{}, a);
+          auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(p.matrix, ilu::PivotOptions{}, a);
           Kokkos::fence();
           runs.push_back(time_solve(std::string("ilu0:") + to_string(a), t.seconds(), A,
                                     GlobalIlu0Preconditioner<double, Device>(ilu), b, o, ws));

@@ -17,6 +17,8 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
 #include "trellis/spmv/bsr_spmv.hpp"
 
 namespace trellis {

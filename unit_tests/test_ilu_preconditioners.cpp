@@ -12,8 +12,10 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/gmres.hpp"
-#include "trellis/solvers/ilu_preconditioners.hpp"
-#include "trellis/solvers/kk_ilu0_preconditioner.hpp"
+#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
+#include "trellis/solvers/preconditioners/global_ilu0.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
+#include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
 
 namespace trellis {
 namespace {

@@ -13,6 +13,9 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/cg.hpp"
 #include "trellis/solvers/gmres.hpp"
+#include "trellis/solvers/preconditioners/gauss_seidel.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
 
 namespace trellis {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "trellis/core/errors.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
+#include "trellis/core/stopwatch.hpp"
 
 namespace trellis {
 
@@ -23,10 +24,6 @@ std::string DdReport::describe() const {
 
 namespace dd::detail {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 HostCsr block_graph(const BlockPattern& A) {
   if (A.row_map.extent(0) != size_t(A.rows) + 1)
@@ -106,7 +103,7 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
   if (opt.subdomain_rows > rows_that_fit)
     report.note += "requested " + std::to_string(opt.subdomain_rows) + " block rows per subdomain do not fit "
                    "in team scratch; using " + std::to_string(rows_that_fit) + ". ";
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = now();
   SubdomainLayout layout = choose_layout(A, opt, rows, report);
   report.seconds_partition = seconds_since(t0);
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "trellis/dd/dd_variant.hpp"
-#include "trellis/dd/pivot_options.hpp"
+#include "trellis/ilu/pivot_options.hpp"
 #include "trellis/partition/partition.hpp"
 
 namespace trellis {
@@ -18,7 +18,7 @@ struct DdOptions {
   /// team scratch, at most 2048 (the paper's size). A size that does not fit
   /// is replaced by the largest that does, and the report says so.
   ordinal_t subdomain_rows = 0;
-  dd::PivotOptions pivots;
+  ilu::PivotOptions pivots;
   /// What apply() runs. Unset: dag_ec_ILDUO_fused on GPUs (the paper's
   /// fastest), dag_vc_ILDUO_fused on host backends (no atomics: 2-5x faster
   /// there in dd_bench --quick on OpenMP).

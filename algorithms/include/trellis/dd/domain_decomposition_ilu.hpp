@@ -11,19 +11,19 @@
 // for SpMV, apply_reordered() for the preconditioner, to_reordered() /
 // from_reordered() for the right-hand side and the solution.
 #include <Kokkos_Core.hpp>
-#include <chrono>
 #include <climits>
 #include <type_traits>
 
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/stopwatch.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/core/permutation.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
-#include "trellis/dd/detail/subdomain_split.hpp"
 #include "trellis/dd/subdomain_ilu0.hpp"
+#include "trellis/ilu/block_split.hpp"
 #include "trellis/dd/subdomain_schedule.hpp"
 #include "trellis/dd/subdomain_solves.hpp"
 
@@ -44,19 +44,6 @@ void gather_blocks(Kokkos::View<const ordinal_t*, Device> from, int b,
   Kokkos::parallel_for(
       "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(0, from.extent(0) * b),
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
-}
-
-/// PivotError naming the original block row of the first failed pivot
-/// (new_to_old empty: rows not permuted).
-template <class Diag>
-void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
-                           const Diag& diag, int b) {
-  const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
-  if (bad < 0) return;
-  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
-  throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
-                       " pivot (block row in the original numbering)",
-                   new_to_old.empty() ? bad : new_to_old[bad], d(size_t(bad) * b * b));
 }
 
 }  // namespace dd::detail
@@ -87,7 +74,7 @@ class DomainDecompositionIlu {
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
     const SetupRegion region;
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
     if (dd::detail::partition_reads_pattern(options_, A.num_block_rows, rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
@@ -252,25 +239,23 @@ class DomainDecompositionIlu {
     // with it at the end of the setup.
     ViewArena<Device> arena;
     // Reorder, drop and split on the device (Algorithm 3.2).
-    auto t0 = std::chrono::steady_clock::now();
+    auto t0 = now();
     const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
     new_to_old_ = perm.new_to_old;
     old_to_new_ = perm.old_to_new;
     reordered_ = permute_symmetric(on_device(A), perm, arena);
     auto& f = factors_;
-    f.block_size = b;
-    f.num_rows = A.num_block_rows;
     f.max_subdomain_rows = report_.largest_subdomain;
     f.sub_start = arena.template take<ordinal_t>("dd_sub_start", layout_.sub_start.size());
     Kokkos::deep_copy(f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                        layout_.sub_start.data(), layout_.sub_start.size()));
-    auto split = dd::detail::split_subdomain_blocks(reordered_, f, layout_.new_to_old, arena);
+    auto split = ilu::split_blocks(reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f, layout_.new_to_old, arena);
     report_.blocks_dropped = split.dropped;
     vector_type diag = split.diag;
     exec().fence();
     report_.seconds_reorder = seconds_since(t0);
 
-    t0 = std::chrono::steady_clock::now();
+    t0 = now();
     const ordinal_t max_rows = f.max_subdomain_rows;
     auto schedules = dd::analyze_subdomains<Device>({f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
     f.lower = schedules[0];
@@ -280,12 +265,12 @@ class DomainDecompositionIlu {
     report_.lower_levels_max = f.lower.max_levels;
     report_.upper_levels_max = f.upper.max_levels;
 
-    t0 = std::chrono::steady_clock::now();
-    dd::FactorizationOutcome out;
+    t0 = now();
+    ilu::FactorizationOutcome out;
     dd::detail::dispatch_block_size(b, [&](auto B) {
       out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots, arena);
     });
-    dd::detail::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
+    ilu::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
     // The solves read L and U' in level order; the factorization's copies go.
     const size_t bb = size_t(b) * b;
     arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
@@ -308,9 +293,6 @@ class DomainDecompositionIlu {
     Kokkos::deep_copy(flags_, 0);
   }
 
-  static double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
   void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
     const size_t n = size_t(num_rows());
     if (in.extent(0) != n || out.extent(0) != n)

@@ -1,21 +1,14 @@
 #pragma once
 // ILU0 / ILDU0 factors of the block-diagonal (inter-subdomain entries dropped)
-// matrix, and the per-subdomain schedules their solves use.
-//
-//   A_dropped ~ L D U'   L unit lower, D block diagonal, U' = D^{-1} U unit upper
-//
-// Stored per block row, b x b row-major blocks (b = 1 for CSR):
-//   L_val   the strict lower blocks of L                 (factorization only)
-//   LD_val  the strict lower blocks of L D (ILU0's lower factor with its diagonal;
-//           the non-unit lower solves divide by D row by row)
-//   U_val   the strict upper blocks of U'                (factorization only)
-//   inv_diag  D^{-1}, one block per row (Algorithm 4.4's inv_D)
-// and, for the solves, L and U' again in the order of their schedules
-// (L_edges, U_edges: see LevelOrderedBlocks). DomainDecompositionIlu makes
-// those after factoring and releases L_val and U_val.
+// matrix (ilu::BlockFactors: A_dropped ~ L D U'), with the subdomains, the
+// per-subdomain schedules their solves use and, for the solves, L and U'
+// again in the order of their schedules (L_edges, U_edges: see
+// LevelOrderedBlocks). DomainDecompositionIlu makes those after factoring
+// and releases L_val and U_val (the factorization's copies).
 #include <Kokkos_Core.hpp>
 
 #include "trellis/dd/subdomain_schedule.hpp"
+#include "trellis/ilu/block_factors.hpp"
 
 namespace trellis::dd {
 
@@ -42,8 +35,8 @@ LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<
   LevelOrderedBlocks<Scalar, Device> t;
   t.size = offset_t(s.edge_pos.extent(0));
   const offset_t n = t.size, bb = offset_t(b) * b;
-  t.col = arena.template take<ordinal_t>("dd_edge_col", n);
-  t.val = arena.template take<Scalar>("dd_edge_val", n * bb);
+  t.col = arena.template take<ordinal_t>("trellis::dd::edge_col", n);
+  t.val = arena.template take<Scalar>("trellis::dd::edge_val", n * bb);
   auto pos = s.edge_pos;
   auto out_col = t.col;
   auto out_val = t.val;
@@ -58,14 +51,9 @@ LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<
 }
 
 template <class Scalar, class Device>
-struct SubdomainFactors {
-  int block_size = 1;
-  ordinal_t num_rows = 0;  // block rows
+struct SubdomainFactors : ilu::BlockFactors<Scalar, Device> {
   ordinal_t max_subdomain_rows = 0;
   Kokkos::View<ordinal_t*, Device> sub_start;  // subdomain s owns rows [sub_start(s), sub_start(s+1))
-  Kokkos::View<offset_t*, Device> L_map, U_map;
-  Kokkos::View<ordinal_t*, Device> L_col, U_col;
-  Kokkos::View<Scalar*, Device> L_val, LD_val, U_val, inv_diag;
   SubdomainSchedule<Device> lower, upper;
   LevelOrderedBlocks<Scalar, Device> L_edges, U_edges;  // L_val, U_val in schedule order
   ordinal_t num_subdomains() const { return ordinal_t(sub_start.extent(0)) - 1; }

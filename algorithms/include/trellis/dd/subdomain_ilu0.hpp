@@ -3,138 +3,28 @@
 // post-processing (seed 000, Algorithm 4.4). Subdomains are independent, so
 // one team factors one subdomain; inside it, the rows of a lower-triangle
 // level do not depend on each other and are factored in parallel, one row
-// per team thread (IKJ row update), with a team barrier between levels.
+// per team thread (the engine's IKJ row update), with a team barrier between
+// levels.
 #include <Kokkos_Core.hpp>
 
-#include "trellis/dd/detail/block_ops.hpp"
-#include "trellis/dd/pivot_options.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
+#include "trellis/ilu/factorization.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
 namespace trellis::dd {
-
-struct FactorizationOutcome {
-  ordinal_t tiny_row = -1;        // first block row with a tiny pivot, or -1
-  ordinal_t non_finite_row = -1;  // first block row with a NaN/Inf pivot, or -1
-  ordinal_t boosted = 0;          // pivots replaced by the boost
-};
-
-namespace detail {
-
-/// IKJ update of block row i: L_ik = A_ik U_kk^{-1}, then A_ij -= L_ik U_kj
-/// for every U_kj whose position (i, j) is in the pattern. Row i's later
-/// entries are found by walking its sorted L and U rows alongside row k's U.
-template <int B, class F, class Diag>
-KOKKOS_INLINE_FUNCTION int factor_row(const F& f, const Diag& diag, ordinal_t i, double tol, double boost) {
-  using Scalar = typename Diag::non_const_value_type;
-  constexpr int BB = B * B;
-  Scalar scale = 0;
-  auto widen = [&](const Scalar* blk) {
-    for (int t = 0; t < BB; ++t) scale = Kokkos::Experimental::fmax(scale, Kokkos::Experimental::fabs(blk[t]));
-  };
-  for (offset_t q = f.L_map(i); q < f.L_map(i + 1); ++q) widen(&f.L_val(q * BB));
-  for (offset_t q = f.U_map(i); q < f.U_map(i + 1); ++q) widen(&f.U_val(q * BB));
-  widen(&diag(i * BB));
-  if (scale == Scalar(0)) scale = 1;  // an all-zero row: the boost still needs a size
-
-  const offset_t l_end = f.L_map(i + 1), u_end = f.U_map(i + 1);
-  for (offset_t q = f.L_map(i); q < l_end; ++q) {
-    const ordinal_t k = f.L_col(q);
-    Scalar lik[BB];
-    detail::block_matmul<B>(&f.L_val(q * BB), &f.inv_diag(k * BB), lik);
-    for (int t = 0; t < BB; ++t) f.L_val(q * BB + t) = lik[t];
-    offset_t pl = q + 1, pu = f.U_map(i);
-    for (offset_t t = f.U_map(k); t < f.U_map(k + 1); ++t) {
-      const ordinal_t j = f.U_col(t);
-      const Scalar* ukj = &f.U_val(t * BB);
-      if (j < i) {
-        while (pl < l_end && f.L_col(pl) < j) ++pl;
-        if (pl < l_end && f.L_col(pl) == j) detail::block_matmul_sub<B>(lik, ukj, &f.L_val(pl * BB));
-      } else if (j == i) {
-        detail::block_matmul_sub<B>(lik, ukj, &diag(i * BB));
-      } else {
-        while (pu < u_end && f.U_col(pu) < j) ++pu;
-        if (pu < u_end && f.U_col(pu) == j) detail::block_matmul_sub<B>(lik, ukj, &f.U_val(pu * BB));
-      }
-    }
-  }
-  return detail::block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale),
-                                 Scalar(boost * scale));
-}
-
-}  // namespace detail
-
-namespace detail {
-
-/// Pivot outcome of one factored row into the shared status (first tiny row,
-/// first non-finite row, boosted count).
-template <class Status>
-KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
-  if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
-  if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
-  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
-}
-
-/// (first tiny row, first non-finite row, boosted count), from `arena`.
-template <class Device>
-Kokkos::View<ordinal_t*, Device> make_pivot_status(ordinal_t n, ViewArena<Device>& arena) {
-  Kokkos::View<ordinal_t*, Device> status =
-      arena.template take<ordinal_t>("dd_pivot_status", 3, ViewArena<Device>::temporary);
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
-  h(0) = h(1) = n;
-  h(2) = 0;
-  Kokkos::deep_copy(status, h);
-  return status;
-}
-
-template <class Device>
-FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
-  Kokkos::deep_copy(h, status);
-  FactorizationOutcome out;
-  out.tiny_row = h(0) < n ? h(0) : -1;
-  out.non_finite_row = h(1) < n ? h(1) : -1;
-  out.boosted = h(2);
-  return out;
-}
-
-/// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
-/// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
-template <int B, class Scalar, class Device>
-void ildu_postprocess(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
-  using range = Kokkos::RangePolicy<typename Device::execution_space>;
-  constexpr int BB = B * B;
-  const SubdomainFactors<Scalar, Device> fc = f;
-  Kokkos::parallel_for(
-      "trellis::dd::pivot_blocks", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
-        block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
-      });
-  Kokkos::parallel_for(
-      "trellis::dd::ildu0", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
-        for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
-          block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
-        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
-          Scalar u[BB];
-          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
-          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
-        }
-      });
-}
-
-}  // namespace detail
 
 /// Factors in place: on entry L_val / U_val hold A's strict lower / upper
 /// blocks and diag its diagonal blocks, f.lower is analyzed; on exit L_val
 /// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
 /// (unless a pivot failed: see the outcome). `arena` gives the pivot status.
 template <int B, class Scalar, class Device>
-FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                       PivotOptions pivots, ViewArena<Device>& arena) {
+ilu::FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                                       ilu::PivotOptions pivots, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   const bool host = trellis::detail::is_host_space<exec>();
-  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
+  auto status = ilu::detail::make_pivot_status<Device>(f.num_rows, arena);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;
@@ -146,36 +36,13 @@ FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f, Kokk
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sched.level_ptr(g), sched.level_ptr(g + 1)),
                                [&](offset_t p) {
                                  const ordinal_t i = sched.level_rows(p);
-                                 detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
+                                 ilu::detail::record_pivot(status, i, ilu::detail::factor_row<B>(fc, diag, i, tol, boost));
                                });
           m.team_barrier();
         }
       });
-  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
-  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
-  return out;
-}
-
-/// The same factorization without subdomains (the global ILU0): one launch
-/// per level of the lower triangle, one row per thread. level_rows /
-/// level_ptr_host as in LevelSets.
-template <int B, class Scalar, class Device>
-FactorizationOutcome factor_by_levels(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                      PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
-                                      Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
-                                      ViewArena<Device>& arena) {
-  using range = Kokkos::RangePolicy<typename Device::execution_space>;
-  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
-  const SubdomainFactors<Scalar, Device> fc = f;
-  const double tol = pivots.tolerance, boost = pivots.boost;
-  for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
-    Kokkos::parallel_for(
-        "trellis::ilu0::level", range(level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
-          const ordinal_t i = level_rows(p);
-          detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
-        });
-  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
-  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
+  const ilu::FactorizationOutcome out = ilu::detail::read_pivot_status(status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) ilu::detail::ildu_postprocess<B>(f, diag);
   return out;
 }
 

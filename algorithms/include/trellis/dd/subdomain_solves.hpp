@@ -9,7 +9,7 @@
 // follows (fusion, section 4.4), and vertex- or edge-centric traversal.
 #include <Kokkos_Core.hpp>
 
-#include "trellis/dd/detail/block_ops.hpp"
+#include "trellis/ilu/detail/block_ops.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
 #include "trellis/trsv/detail/launch_shape.hpp"
 
@@ -176,7 +176,7 @@ KOKKOS_INLINE_FUNCTION void scale_rows(const Member& m, offset_t begin, offset_t
       if (p0 + k * step < end) {
         Scalar* xi = x + (rows(p0 + k * step) - lo) * B;
         Scalar v[B];
-        block_matvec<B>(d[k], xi, v);
+        ilu::detail::block_matvec<B>(d[k], xi, v);
         for (int c = 0; c < B; ++c) xi[c] = v[c];
       }
   }
@@ -306,7 +306,7 @@ void run_spin_loop(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*,
           }
           Kokkos::single(Kokkos::PerThread(m), [&]() {
             Scalar v[B];
-            detail::block_matvec<B>(&F.inv_diag(size_t(i) * B * B), acc, v);
+            ilu::detail::block_matvec<B>(&F.inv_diag(size_t(i) * B * B), acc, v);
             for (int c = 0; c < B; ++c) Kokkos::volatile_store(&x[(i - lo) * B + c], v[c]);
             Kokkos::memory_fence();  // release: the value before its flag
             Kokkos::volatile_store(&flags(i), epoch);

@@ -2,14 +2,22 @@
 // ILU0 of a whole CSR matrix (no subdomains), applied with any of the
 // triangular-solve algorithms: the global-ILU0 preconditioner the
 // domain-decomposition one is measured against, and a preconditioner in its
-// own right. The factorization is the subdomain ILU0's row update, run level
-// by level of the lower triangle (one launch per level); its factors are
+// own right. The factorization is the engine's row update (factorization.hpp),
+// run level by level of the lower triangle (one launch per level); its factors are
 // A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
 #include <Kokkos_Core.hpp>
-#include <chrono>
 
+#include <memory>
+
+#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/level_sets.hpp"
-#include "trellis/dd/domain_decomposition_ilu.hpp"
+#include "trellis/core/stopwatch.hpp"
+#include "trellis/core/view_arena.hpp"
+#include "trellis/ilu/block_factors.hpp"
+#include "trellis/ilu/block_split.hpp"
+#include "trellis/ilu/factorization.hpp"
+#include "trellis/ilu/pivot_options.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
 
 namespace trellis {
@@ -24,9 +32,9 @@ CsrMatrix<Scalar, Device> with_diagonal(Kokkos::View<offset_t*, Device> map, Kok
                                         Kokkos::View<Scalar*, Device> val, Kokkos::View<Scalar*, Device> inv,
                                         bool upper) {
   const ordinal_t n = ordinal_t(map.extent(0)) - 1;
-  Kokkos::View<offset_t*, Device> out_map("ilu0_map", size_t(n) + 1);
-  Kokkos::View<ordinal_t*, Device> out_col("ilu0_col", col.extent(0) + n);
-  Kokkos::View<Scalar*, Device> out_val("ilu0_val", col.extent(0) + n);
+  Kokkos::View<offset_t*, Device> out_map("trellis::ilu0::map", size_t(n) + 1);
+  Kokkos::View<ordinal_t*, Device> out_col("trellis::ilu0::col", col.extent(0) + n);
+  Kokkos::View<Scalar*, Device> out_val("trellis::ilu0::val", col.extent(0) + n);
   Kokkos::parallel_for(
       "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<typename Device::execution_space>(0, n),
       KOKKOS_LAMBDA(ordinal_t i) {
@@ -51,40 +59,40 @@ class GlobalIlu0 {
 
   /// Throws PivotError naming the row of a zero, tiny or non-finite pivot
   /// (unless pivots.boost is set), StructureError for a missing diagonal.
-  GlobalIlu0(const HostCsr& A, dd::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
+  GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
     if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
     if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
-    // The whole matrix as one subdomain, split on the device.
-    dd::SubdomainFactors<Scalar, Device> f;
-    f.num_rows = A.num_rows;
-    f.max_subdomain_rows = A.num_rows;
-    f.sub_start = Kokkos::View<ordinal_t*, Device>("ilu0_sub_start", 2);
-    Kokkos::deep_copy(Kokkos::subview(f.sub_start, 1), A.num_rows);
+    // The whole matrix as one part (nothing dropped), split on the device.
+    ilu::BlockFactors<Scalar, Device> f;
+    Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
+    Kokkos::deep_copy(Kokkos::subview(whole, 1), A.num_rows);
     ViewArena<Device> arena;
-    vector_type diag = dd::detail::split_subdomain_blocks(copy_to<Device>(csr_to_bsr(A, 1)), f, {}, arena).diag;
+    vector_type diag =
+        ilu::split_blocks(copy_to<Device>(csr_to_bsr(A, 1)), Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena)
+            .diag;
     const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
-    auto t0 = std::chrono::steady_clock::now();
+    auto t0 = now();
     const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);
     exec().fence();
     analysis_seconds_ = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    const auto out = dd::factor_by_levels<1>(f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
+    t0 = now();
+    const auto out = ilu::factor_by_levels<1>(f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
                                              Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host),
                                              arena);
     exec().fence();
     factorization_seconds_ = seconds_since(t0);
-    dd::detail::throw_if_pivot_failed(out, {}, diag, 1);
+    ilu::throw_if_pivot_failed(out, {}, diag, 1);
     boosted_ = out.boosted;
     inv_diag_ = f.inv_diag;
     factors_ = f;
-    t0 = std::chrono::steady_clock::now();
+    t0 = now();
     lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(L, TrsvOptions{Triangle::lower, true, algorithm});
     upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
         CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
         TrsvOptions{Triangle::upper, true, algorithm});
     exec().fence();
     analysis_seconds_ += seconds_since(t0);
-    work_ = vector_type("ilu0_work", A.num_rows);
+    work_ = vector_type("trellis::ilu0::work", A.num_rows);
   }
 
   ordinal_t num_rows() const { return ordinal_t(work_.extent(0)); }
@@ -117,12 +125,9 @@ class GlobalIlu0 {
   ordinal_t boosted_pivots() const { return boosted_; }
 
  private:
-  static double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
   std::unique_ptr<TriangularSolver<Scalar, Device>> lower_, upper_;
   vector_type inv_diag_, work_;
-  dd::SubdomainFactors<Scalar, Device> factors_;
+  ilu::BlockFactors<Scalar, Device> factors_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
   ordinal_t boosted_ = 0;
 };

@@ -2,7 +2,7 @@
 // From a partition to the row order the domain-decomposition preconditioner
 // uses (seed 000, sections 3.1-3.2): rows grouped by subdomain. The matrix is
 // then reordered with permute_symmetric (core/permutation.hpp) and split with
-// the entries between subdomains dropped (dd/detail/subdomain_split.hpp).
+// the entries between subdomains dropped (ilu/block_split.hpp).
 #include <vector>
 
 #include "trellis/core/bsr_matrix.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // The host part of the domain-decomposition setup: the partition and the rows
 // grouped by subdomain. Reordering, dropping and splitting run on the device
-// (permute_symmetric, split_subdomain_blocks).
+// (permute_symmetric, ilu::split_blocks).
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/partition/subdomain_layout.hpp"

@@ -1,7 +1,9 @@
 #pragma once
-// The block-diagonal part of the reordered matrix, split on the device for the
-// factorization: blocks between subdomains dropped (seed 000, section 3.2),
-// the rest separated into strict lower, diagonal and strict upper blocks.
+// The L / D / U split a factorization starts from, on the device: a block
+// matrix's strict lower, diagonal and strict upper blocks, keeping only the
+// blocks inside each row's diagonal block of a given block partition (the
+// subdomains of a domain decomposition, seed 000 section 3.2; one part for
+// a global ILU, which keeps everything).
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <string>
@@ -10,63 +12,65 @@
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/view_arena.hpp"
-#include "trellis/dd/subdomain_factors.hpp"
+#include "trellis/ilu/block_factors.hpp"
 
-namespace trellis::dd::detail {
+namespace trellis::ilu {
 
 template <class Scalar, class Device>
 struct SplitBlocks {
   Kokkos::View<Scalar*, Device> diag;  // one b x b block per row
-  offset_t dropped = 0;                // blocks between subdomains
+  offset_t dropped = 0;                // blocks outside the diagonal parts
 };
 
 /// Fills f's L/U maps, columns and values from R's blocks whose column lies
-/// in the row's subdomain (f.sub_start must be set), and allocates LD_val and
-/// inv_diag for the factorization to fill. A row without a diagonal
-/// block is a StructureError naming it in the original numbering
+/// in the row's part (part s owns rows [part_start(s), part_start(s+1))), and
+/// allocates LD_val and inv_diag for the factorization to fill. A row without
+/// a diagonal block is a StructureError naming it in the original numbering
 /// (new_to_old; empty means R is not permuted). Arrays come from `arena`;
-/// L_val, U_val and the diagonal blocks are temporaries of it (the DD
-/// solves read level-ordered copies).
+/// L_val, U_val and the diagonal blocks are temporaries of it (solves may
+/// read copies in another order).
 template <class Scalar, class Device>
-SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Device>& R,
-                                                   SubdomainFactors<Scalar, Device>& f,
-                                                   const std::vector<ordinal_t>& new_to_old,
-                                                   ViewArena<Device>& arena) {
+SplitBlocks<Scalar, Device> split_blocks(const BsrMatrix<Scalar, Device>& R,
+                                         Kokkos::View<const ordinal_t*, Device> part_start,
+                                         BlockFactors<Scalar, Device>& f, const std::vector<ordinal_t>& new_to_old,
+                                         ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using range = Kokkos::RangePolicy<exec>;
   using team_policy = Kokkos::TeamPolicy<exec>;
   const ordinal_t n = R.num_block_rows;
-  const auto sub_start = f.sub_start;
+  const ordinal_t num_parts = ordinal_t(part_start.extent(0)) - 1;
+  f.block_size = R.block_size;
+  f.num_rows = n;
   const auto map = R.row_map;
   const auto ent = R.entries;
 
-  // The subdomain of every row.
+  // The part of every row.
   using Arena = ViewArena<Device>;
-  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("dd_row_owner", n, Arena::temporary);
+  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("trellis::ilu::row_owner", n, Arena::temporary);
   Kokkos::parallel_for(
-      "trellis::dd::row_owner", team_policy(f.num_subdomains(), Kokkos::AUTO),
+      "trellis::ilu::row_owner", team_policy(num_parts, Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
         const ordinal_t s = m.league_rank();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sub_start(s), sub_start(s + 1)),
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, part_start(s), part_start(s + 1)),
                              [&](ordinal_t i) { owner(i) = s; });
       });
 
   // Row maps of the two strict triangles (kept blocks only).
   arena.template reserve<offset_t>(Arena::kept, size_t(n) + 1, size_t(n) + 1);
-  f.L_map = arena.template take<offset_t>("dd_L_map", size_t(n) + 1);
-  f.U_map = arena.template take<offset_t>("dd_U_map", size_t(n) + 1);
+  f.L_map = arena.template take<offset_t>("trellis::ilu::L_map", size_t(n) + 1);
+  f.U_map = arena.template take<offset_t>("trellis::ilu::U_map", size_t(n) + 1);
   auto L_map = f.L_map;
   auto U_map = f.U_map;
   Kokkos::parallel_scan(
-      "trellis::dd::count_lower", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
-        const ordinal_t lo = sub_start(owner(i));
+      "trellis::ilu::count_lower", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+        const ordinal_t lo = part_start(owner(i));
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) >= lo && ent(q) < i);
         if (final) L_map(i + 1) = sum;
         if (final && i == 0) L_map(0) = 0;
       });
   Kokkos::parallel_scan(
-      "trellis::dd::count_upper", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
-        const ordinal_t hi = sub_start(owner(i) + 1);
+      "trellis::ilu::count_upper", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+        const ordinal_t hi = part_start(owner(i) + 1);
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) > i && ent(q) < hi);
         if (final) U_map(i + 1) = sum;
         if (final && i == 0) U_map(0) = 0;
@@ -80,16 +84,16 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   // in full by the factorization (every L block, every row's pivot).
   const size_t bb = size_t(R.block_size) * R.block_size;
   arena.template reserve<ordinal_t>(Arena::kept, nL, nU);
-  f.L_col = arena.template take<ordinal_t>("dd_L_col", nL);
-  f.U_col = arena.template take<ordinal_t>("dd_U_col", nU);
+  f.L_col = arena.template take<ordinal_t>("trellis::ilu::L_col", nL);
+  f.U_col = arena.template take<ordinal_t>("trellis::ilu::U_col", nU);
   arena.template reserve<Scalar>(Arena::temporary, nL * bb, nU * bb, n * bb);
-  f.L_val = arena.template take<Scalar>("dd_L_val", nL * bb, Arena::temporary);
-  f.U_val = arena.template take<Scalar>("dd_U_val", nU * bb, Arena::temporary);
+  f.L_val = arena.template take<Scalar>("trellis::ilu::L_val", nL * bb, Arena::temporary);
+  f.U_val = arena.template take<Scalar>("trellis::ilu::U_val", nU * bb, Arena::temporary);
   SplitBlocks<Scalar, Device> out;
-  out.diag = arena.template take<Scalar>("dd_diag", n * bb, Arena::temporary);
+  out.diag = arena.template take<Scalar>("trellis::ilu::diag", n * bb, Arena::temporary);
   arena.template reserve<Scalar>(Arena::kept, nL * bb, n * bb);
-  f.LD_val = arena.template take<Scalar>("dd_LD_val", nL * bb);
-  f.inv_diag = arena.template take<Scalar>("dd_inv_diag", n * bb);
+  f.LD_val = arena.template take<Scalar>("trellis::ilu::LD_val", nL * bb);
+  f.inv_diag = arena.template take<Scalar>("trellis::ilu::inv_diag", n * bb);
   auto L_col = f.L_col;
   auto U_col = f.U_col;
   auto L_val = f.L_val;
@@ -98,9 +102,9 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   Kokkos::View<const Scalar*, Device> values = R.values;
   ordinal_t first_missing = INT_MAX;
   Kokkos::parallel_reduce(
-      "trellis::dd::split", range(0, n),
+      "trellis::ilu::split", range(0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & missing) {
-        const ordinal_t s = owner(i), lo = sub_start(s), hi = sub_start(s + 1);
+        const ordinal_t s = owner(i), lo = part_start(s), hi = part_start(s + 1);
         offset_t pl = L_map(i), pu = U_map(i);
         bool has_diagonal = false;
         for (offset_t q = map(i); q < map(i + 1); ++q) {
@@ -123,4 +127,4 @@ SplitBlocks<Scalar, Device> split_subdomain_blocks(const BsrMatrix<Scalar, Devic
   return out;
 }
 
-}  // namespace trellis::dd::detail
+}  // namespace trellis::ilu

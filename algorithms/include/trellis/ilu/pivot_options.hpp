@@ -1,7 +1,7 @@
 #pragma once
-// What the subdomain ILU0 does with a zero or tiny pivot.
+// What an ILU factorization does with a zero or tiny pivot.
 
-namespace trellis::dd {
+namespace trellis::ilu {
 
 /// A pivot is tiny when |p| <= tolerance * (largest |entry| of its row of A,
 /// or 1 for an all-zero row).
@@ -12,4 +12,4 @@ struct PivotOptions {
   double boost = 0;
 };
 
-}  // namespace trellis::dd
+}  // namespace trellis::ilu

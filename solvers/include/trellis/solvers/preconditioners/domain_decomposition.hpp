@@ -1,11 +1,10 @@
 #pragma once
-// ILU0 preconditioners for the Krylov drivers: the domain-decomposition
-// ILDU0 (any application variant) and the global ILU0 (any triangular-solve
-// algorithm). Both split as K1 = L D, K2 = U' for seed 000's Algorithm 2.1.
+// The domain-decomposition ILDU0 (seed 000) as a preconditioner, any
+// application variant; splits as K1 = L D, K2 = U' (Algorithm 2.1).
+#include <Kokkos_Core.hpp>
 #include <memory>
 
 #include "trellis/dd/domain_decomposition_ilu.hpp"
-#include "trellis/ilu/global_ilu0.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
@@ -40,22 +39,6 @@ class DdPreconditioner : public Preconditioner<Scalar, Device> {
   std::shared_ptr<const factor_type> dd_;
   DdApply variant_;
   bool reordered_;
-};
-
-/// The global ILU0.
-template <class Scalar = double, class Device = DefaultDevice>
-class GlobalIlu0Preconditioner : public Preconditioner<Scalar, Device> {
- public:
-  using typename Preconditioner<Scalar, Device>::vector_type;
-  using typename Preconditioner<Scalar, Device>::const_vector_type;
-  explicit GlobalIlu0Preconditioner(std::shared_ptr<const GlobalIlu0<Scalar, Device>> ilu) : ilu_(std::move(ilu)) {}
-  void apply(const_vector_type r, vector_type z) const override { ilu_->apply(r, z); }
-  void apply_left(const_vector_type r, vector_type z) const override { ilu_->lower_solve(r, z); }
-  void apply_right(const_vector_type r, vector_type z) const override { ilu_->upper_solve(r, z); }
-  const GlobalIlu0<Scalar, Device>& factors() const { return *ilu_; }
-
- private:
-  std::shared_ptr<const GlobalIlu0<Scalar, Device>> ilu_;
 };
 
 }  // namespace trellis

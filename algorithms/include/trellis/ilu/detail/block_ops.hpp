@@ -1,9 +1,9 @@
 #pragma once
-// Dense B x B block arithmetic for the BSR subdomain kernels (B is a
+// Dense B x B block arithmetic for the BSR factorization and solve kernels (B is a
 // compile-time block size, 1 for CSR). Blocks are row-major.
 #include <Kokkos_Core.hpp>
 
-namespace trellis::dd::detail {
+namespace trellis::ilu::detail {
 
 /// acc -= M x
 template <int B, class Scalar>
@@ -88,4 +88,4 @@ KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tin
   return status;
 }
 
-}  // namespace trellis::dd::detail
+}  // namespace trellis::ilu::detail

@@ -1,0 +1,166 @@
+#pragma once
+// The ILU0 / ILDU0 factorization engine every ILU of the library uses: the
+// IKJ row update of a block row with its pivot check, the pivot status a
+// factorization reports, the ILDU0 post-processing (seed 000, Algorithm
+// 4.4), and a level-by-level driver for a whole matrix. Callers that
+// schedule rows their own way (one team per subdomain in dd/) call
+// factor_row and record_pivot from their own kernels.
+#include <Kokkos_Core.hpp>
+#include <string>
+#include <vector>
+
+#include "trellis/core/errors.hpp"
+#include "trellis/core/view_arena.hpp"
+#include "trellis/ilu/block_factors.hpp"
+#include "trellis/ilu/detail/block_ops.hpp"
+#include "trellis/ilu/pivot_options.hpp"
+
+namespace trellis::ilu {
+
+struct FactorizationOutcome {
+  ordinal_t tiny_row = -1;        // first block row with a tiny pivot, or -1
+  ordinal_t non_finite_row = -1;  // first block row with a NaN/Inf pivot, or -1
+  ordinal_t boosted = 0;          // pivots replaced by the boost
+};
+
+namespace detail {
+
+/// IKJ update of block row i: L_ik = A_ik U_kk^{-1}, then A_ij -= L_ik U_kj
+/// for every U_kj whose position (i, j) is in the pattern. Row i's later
+/// entries are found by walking its sorted L and U rows alongside row k's U.
+template <int B, class F, class Diag>
+KOKKOS_INLINE_FUNCTION int factor_row(const F& f, const Diag& diag, ordinal_t i, double tol, double boost) {
+  using Scalar = typename Diag::non_const_value_type;
+  constexpr int BB = B * B;
+  Scalar scale = 0;
+  auto widen = [&](const Scalar* blk) {
+    for (int t = 0; t < BB; ++t) scale = Kokkos::Experimental::fmax(scale, Kokkos::Experimental::fabs(blk[t]));
+  };
+  for (offset_t q = f.L_map(i); q < f.L_map(i + 1); ++q) widen(&f.L_val(q * BB));
+  for (offset_t q = f.U_map(i); q < f.U_map(i + 1); ++q) widen(&f.U_val(q * BB));
+  widen(&diag(i * BB));
+  if (scale == Scalar(0)) scale = 1;  // an all-zero row: the boost still needs a size
+
+  const offset_t l_end = f.L_map(i + 1), u_end = f.U_map(i + 1);
+  for (offset_t q = f.L_map(i); q < l_end; ++q) {
+    const ordinal_t k = f.L_col(q);
+    Scalar lik[BB];
+    block_matmul<B>(&f.L_val(q * BB), &f.inv_diag(k * BB), lik);
+    for (int t = 0; t < BB; ++t) f.L_val(q * BB + t) = lik[t];
+    offset_t pl = q + 1, pu = f.U_map(i);
+    for (offset_t t = f.U_map(k); t < f.U_map(k + 1); ++t) {
+      const ordinal_t j = f.U_col(t);
+      const Scalar* ukj = &f.U_val(t * BB);
+      if (j < i) {
+        while (pl < l_end && f.L_col(pl) < j) ++pl;
+        if (pl < l_end && f.L_col(pl) == j) block_matmul_sub<B>(lik, ukj, &f.L_val(pl * BB));
+      } else if (j == i) {
+        block_matmul_sub<B>(lik, ukj, &diag(i * BB));
+      } else {
+        while (pu < u_end && f.U_col(pu) < j) ++pu;
+        if (pu < u_end && f.U_col(pu) == j) block_matmul_sub<B>(lik, ukj, &f.U_val(pu * BB));
+      }
+    }
+  }
+  return block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale),
+                                 Scalar(boost * scale));
+}
+
+
+/// Pivot outcome of one factored row into the shared status (first tiny row,
+/// first non-finite row, boosted count).
+template <class Status>
+KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
+  if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
+  if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
+  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
+}
+
+/// (first tiny row, first non-finite row, boosted count), from `arena`.
+template <class Device>
+Kokkos::View<ordinal_t*, Device> make_pivot_status(ordinal_t n, ViewArena<Device>& arena) {
+  Kokkos::View<ordinal_t*, Device> status =
+      arena.template take<ordinal_t>("trellis::ilu::pivot_status", 3, ViewArena<Device>::temporary);
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
+  h(0) = h(1) = n;
+  h(2) = 0;
+  Kokkos::deep_copy(status, h);
+  return status;
+}
+
+template <class Device>
+FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
+  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
+  Kokkos::deep_copy(h, status);
+  FactorizationOutcome out;
+  out.tiny_row = h(0) < n ? h(0) : -1;
+  out.non_finite_row = h(1) < n ? h(1) : -1;
+  out.boosted = h(2);
+  return out;
+}
+
+/// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
+/// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
+template <int B, class Scalar, class Device>
+void ildu_postprocess(const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
+  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  constexpr int BB = B * B;
+  const BlockFactors<Scalar, Device> fc = f;
+  Kokkos::parallel_for(
+      "trellis::ilu::pivot_blocks", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+        block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
+      });
+  Kokkos::parallel_for(
+      "trellis::ilu::ildu0", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+        for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
+          block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
+        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
+          Scalar u[BB];
+          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
+          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
+        }
+      });
+}
+
+}  // namespace detail
+
+/// Factors in place, as factor_subdomains in dd/ but without subdomains (the
+/// global ILU0): one launch per level of the lower triangle, one row per
+/// thread. On entry L_val / U_val hold A's strict lower / upper blocks and
+/// diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U,
+/// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
+/// level_ptr_host as in LevelSets.
+template <int B, class Scalar, class Device>
+FactorizationOutcome factor_by_levels(BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                                      PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
+                                      Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
+                                      ViewArena<Device>& arena) {
+  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
+  const BlockFactors<Scalar, Device> fc = f;
+  const double tol = pivots.tolerance, boost = pivots.boost;
+  for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
+    Kokkos::parallel_for(
+        "trellis::ilu::factor_level", range(level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
+          const ordinal_t i = level_rows(p);
+          detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
+        });
+  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
+  return out;
+}
+
+/// PivotError naming the original block row of the first failed pivot
+/// (new_to_old empty: rows not permuted); diag holds the rows' pivot blocks.
+template <class Diag>
+void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
+                           const Diag& diag, int b) {
+  const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
+  if (bad < 0) return;
+  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
+  throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
+                       " pivot (block row in the original numbering)",
+                   new_to_old.empty() ? bad : new_to_old[bad], d(size_t(bad) * b * b));
+}
+
+}  // namespace trellis::ilu

@@ -1,0 +1,28 @@
+#pragma once
+// The global ILU0 as a preconditioner, with any triangular-solve algorithm;
+// splits as K1 = L D, K2 = U' (seed 000, Algorithm 2.1).
+#include <Kokkos_Core.hpp>
+#include <memory>
+
+#include "trellis/ilu/global_ilu0.hpp"
+#include "trellis/solvers/preconditioner.hpp"
+
+namespace trellis {
+
+/// The global ILU0.
+template <class Scalar = double, class Device = DefaultDevice>
+class GlobalIlu0Preconditioner : public Preconditioner<Scalar, Device> {
+ public:
+  using typename Preconditioner<Scalar, Device>::vector_type;
+  using typename Preconditioner<Scalar, Device>::const_vector_type;
+  explicit GlobalIlu0Preconditioner(std::shared_ptr<const GlobalIlu0<Scalar, Device>> ilu) : ilu_(std::move(ilu)) {}
+  void apply(const_vector_type r, vector_type z) const override { ilu_->apply(r, z); }
+  void apply_left(const_vector_type r, vector_type z) const override { ilu_->lower_solve(r, z); }
+  void apply_right(const_vector_type r, vector_type z) const override { ilu_->upper_solve(r, z); }
+  const GlobalIlu0<Scalar, Device>& factors() const { return *ilu_; }
+
+ private:
+  std::shared_ptr<const GlobalIlu0<Scalar, Device>> ilu_;
+};
+
+}  // namespace trellis

@@ -1,0 +1,17 @@
+#pragma once
+// M = I: the unpreconditioned solve.
+#include <Kokkos_Core.hpp>
+
+#include "trellis/solvers/preconditioner.hpp"
+
+namespace trellis {
+
+template <class Scalar = double, class Device = DefaultDevice>
+class IdentityPreconditioner : public Preconditioner<Scalar, Device> {
+ public:
+  using typename Preconditioner<Scalar, Device>::vector_type;
+  using typename Preconditioner<Scalar, Device>::const_vector_type;
+  void apply(const_vector_type r, vector_type z) const override { Kokkos::deep_copy(z, r); }
+};
+
+}  // namespace trellis
