@@ -1,7 +1,7 @@
 // `trellis solve`: a Krylov solve of a generated problem or a Matrix Market
 // file with a chosen preconditioner; --compare runs the baselines in the same
 // process and prints a speedup table; --history writes the convergence
-// history as CSV and a PNG plot beside it.
+// history as CSV and an SVG plot beside it.
 #include <Kokkos_Core.hpp>
 #include <unistd.h>
 
@@ -43,7 +43,7 @@ struct SolveArgs {
   KrylovOptions krylov;
   DdOptions dd;
   bool compare = false;
-  std::string history;  // CSV path; the PNG goes beside it
+  std::string history;  // CSV path; the SVG plot goes beside it
 };
 
 const char* solve_usage =
@@ -58,7 +58,7 @@ const char* solve_usage =
     "  --subdomain-rows N  --partitioner auto|geometric|metis|slabs|contiguous  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
-    "  --history FILE.csv              convergence history of every run, and FILE.png\n";
+    "  --history FILE.csv              convergence history of every run, and FILE.svg\n";
 
 SolveArgs parse_args(const std::vector<std::string>& args) {
   SolveArgs a;
@@ -211,9 +211,9 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
       csv << r.label << "," << i << "," << r.result.history[i] << "\n";
     series.push_back({r.label, r.result.history});
   }
-  const std::string png = path.substr(0, path.rfind('.') == std::string::npos ? path.size() : path.rfind('.')) + ".png";
-  write_convergence_png(png, series, "relative residual");
-  std::printf("history: %s, plot: %s\n", path.c_str(), png.c_str());
+  const std::string svg = path.substr(0, path.rfind('.') == std::string::npos ? path.size() : path.rfind('.')) + ".svg";
+  write_convergence_svg(svg, series, "relative residual");
+  std::printf("history: %s, plot: %s\n", path.c_str(), svg.c_str());
 }
 
 }  // namespace
