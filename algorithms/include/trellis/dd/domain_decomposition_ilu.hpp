@@ -10,6 +10,10 @@
 // Krylov solvers run fastest in the reordered numbering: reordered_matrix()
 // for SpMV, apply_reordered() for the preconditioner, to_reordered() /
 // from_reordered() for the right-hand side and the solution.
+//
+// Every call that runs work takes an execution-space instance first (the
+// default instance where it is left out). double on each enabled backend is
+// compiled once in the library (core/eti.hpp); other types instantiate here.
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <type_traits>
@@ -17,6 +21,7 @@
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/core/permutation.hpp"
@@ -39,10 +44,10 @@ void dispatch_block_size(int b, F&& f) {
 
 /// y[i*b + c] = x[from[i]*b + c] (gather of block rows).
 template <class Scalar, class Device>
-void gather_blocks(Kokkos::View<const ordinal_t*, Device> from, int b,
+void gather_blocks(const typename Device::execution_space& space, Kokkos::View<const ordinal_t*, Device> from, int b,
                    Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> y) {
   Kokkos::parallel_for(
-      "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(0, from.extent(0) * b),
+      "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, from.extent(0) * b),
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
 
@@ -55,41 +60,47 @@ class DomainDecompositionIlu {
  public:
   using vector_type = Kokkos::View<Scalar*, Device>;
   using const_vector_type = Kokkos::View<const Scalar*, Device>;
-  using exec = typename Device::execution_space;
+  using execution_space = typename Device::execution_space;
+  using exec = execution_space;
 
-  DomainDecompositionIlu(const HostBsr& A, const DdOptions& options = {}) : options_(options) {
-    const SetupRegion region;
-    setup(pattern_of(A), A);
-  }
-  DomainDecompositionIlu(const HostCsr& A, const DdOptions& options = {}) : options_(options) {
-    const SetupRegion region;
-    const HostBsr blocks = csr_to_bsr(A, 1);
-    setup(pattern_of(blocks), blocks);
-  }
+  /// The setup (partition, reorder, split, analysis, factorization). Kernels
+  /// run on `space` (core's permutation kernels on the default instance); it
+  /// returns when the preconditioner is ready on every instance.
+  DomainDecompositionIlu(const execution_space& space, const HostBsr& A, const DdOptions& options = {});
+  DomainDecompositionIlu(const execution_space& space, const HostCsr& A, const DdOptions& options = {});
+  DomainDecompositionIlu(const HostBsr& A, const DdOptions& options = {})
+      : DomainDecompositionIlu(execution_space(), A, options) {}
+  DomainDecompositionIlu(const HostCsr& A, const DdOptions& options = {})
+      : DomainDecompositionIlu(execution_space(), A, options) {}
   /// From a matrix already in the device's memory (where an application
   /// assembles it or keeps it for its SpMV): only the block pattern comes to
   /// the host, for the partitioner; the values never leave the device. (A
   /// template so that it may coexist with the HostBsr one when Device is the
   /// host; that one is chosen then.)
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
-  DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {}) : options_(options) {
+  DomainDecompositionIlu(const execution_space& space, const BsrMatrix<Scalar, D>& A, const DdOptions& options = {})
+      : options_(options) {
     const SetupRegion region;
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
     if (dd::detail::partition_reads_pattern(options_, A.num_block_rows, rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
-          Kokkos::ViewAllocateWithoutInitializing("dd_host_entries"), A.entries.extent(0));
+          Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_entries"), A.entries.extent(0));
       typename HostBsr::row_map_type::non_const_type row_map(
-          Kokkos::ViewAllocateWithoutInitializing("dd_host_row_map"), A.row_map.extent(0));
-      Kokkos::deep_copy(entries, A.entries);
-      Kokkos::deep_copy(row_map, A.row_map);
+          Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_row_map"), A.row_map.extent(0));
+      Kokkos::deep_copy(space, entries, A.entries);
+      Kokkos::deep_copy(space, row_map, A.row_map);
+      space.fence();  // the partitioner reads them
       pattern.entries = entries;
       pattern.row_map = row_map;
     }
     const double download = seconds_since(t0);
-    setup(pattern, A);
+    setup(space, pattern, A, 0);
     report_.seconds_partition += download;  // the pattern's trip to the partitioner
   }
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {})
+      : DomainDecompositionIlu(execution_space(), A, options) {}
 
   /// Block rows whose vector part (b * sizeof(Scalar) bytes each) fits in the
   /// team scratch this backend offers.
@@ -106,58 +117,30 @@ class DomainDecompositionIlu {
   const SubdomainLayout& layout() const { return layout_; }
 
   /// x in the original numbering -> xr in the reordered one, and back.
-  void to_reordered(const_vector_type x, vector_type xr) const {
-    check_sizes(x, xr, "to_reordered");
-    dd::detail::gather_blocks<Scalar, Device>(new_to_old_, block_size(), x, xr);
-  }
-  void from_reordered(const_vector_type xr, vector_type x) const {
-    check_sizes(xr, x, "from_reordered");
-    dd::detail::gather_blocks<Scalar, Device>(old_to_new_, block_size(), xr, x);
-  }
+  void to_reordered(const execution_space& space, const_vector_type x, vector_type xr) const;
+  void from_reordered(const execution_space& space, const_vector_type xr, vector_type x) const;
+  void to_reordered(const_vector_type x, vector_type xr) const { to_reordered(execution_space(), x, xr); }
+  void from_reordered(const_vector_type xr, vector_type x) const { from_reordered(execution_space(), xr, x); }
 
   /// Subdomains split over `ranks` ranks (section 4.5): contiguous shares of
   /// nearly equal row counts. Rank k applies ILDU0 to its share with no
   /// communication: apply_reordered(r, z, variant, share[k]) touches only the
   /// rows of those subdomains.
-  std::vector<dd::SubdomainRange> rank_shares(int ranks) const {
-    if (ranks < 1) throw InputError("rank_shares: " + std::to_string(ranks) + " ranks");
-    std::vector<dd::SubdomainRange> out(ranks);
-    const auto& start = layout_.sub_start;
-    ordinal_t s = 0;
-    for (int k = 0; k < ranks; ++k) {
-      const double target = double(start.back()) * (k + 1) / ranks;  // rows up to this rank's end
-      out[k].begin = s;
-      while (s < layout_.num_subdomains() && (k == ranks - 1 || start[s + 1] <= target + 0.5)) ++s;
-      out[k].end = s;
-    }
-    return out;
-  }
+  std::vector<dd::SubdomainRange> rank_shares(int ranks) const;
 
   /// z = (L D U')^{-1} r, both in the reordered numbering, r and z distinct;
   /// only the rows of the subdomains in `range` (default all).
+  void apply_reordered(const execution_space& space, const_vector_type r, vector_type z, DdApply variant,
+                       dd::SubdomainRange range = {}) const;
   void apply_reordered(const_vector_type r, vector_type z, DdApply variant, dd::SubdomainRange range = {}) const {
-    check_sizes(r, z, to_string(variant));
-    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
-      constexpr int b = decltype(B)::value;
-      dd::DagPlan plan;
-      switch (variant) {
-        case DdApply::dag_ec_ILD_UO: {
-          plan.lower = dd::LowerStep::with_diagonal;
-          dd::run_dag<b>(factors_, plan, r, work_, range);
-          plan.lower = dd::LowerStep::none;
-          plan.upper = true;
-          dd::run_dag<b>(factors_, plan, const_vector_type(work_), z, range);
-          return;
-        }
-        case DdApply::dag_vc_ILDUO_fused: plan.vertex_centric = true; break;
-        case DdApply::dag_ec_ILDUO_fused: break;
-      }
-      plan.scale_after_lower = true;
-      plan.upper = true;
-      dd::run_dag<b>(factors_, plan, r, z, range);
-    });
+    apply_reordered(execution_space(), r, z, variant, range);
   }
-  void apply_reordered(const_vector_type r, vector_type z) const { apply_reordered(r, z, default_variant()); }
+  void apply_reordered(const execution_space& space, const_vector_type r, vector_type z) const {
+    apply_reordered(space, r, z, default_variant());
+  }
+  void apply_reordered(const_vector_type r, vector_type z) const {
+    apply_reordered(execution_space(), r, z, default_variant());
+  }
 
   /// The application apply() runs: the options' choice, else by backend.
   DdApply default_variant() const {
@@ -166,44 +149,25 @@ class DomainDecompositionIlu {
   }
 
   /// y = (L D)^{-1} r (the lower solves of Table 5.2), reordered numbering.
+  void lower_solve_reordered(const execution_space& space, const_vector_type r, vector_type y,
+                             DdLowerSolve variant) const;
   void lower_solve_reordered(const_vector_type r, vector_type y, DdLowerSolve variant) const {
-    check_sizes(r, y, to_string(variant));
-    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
-      constexpr int b = decltype(B)::value;
-      dd::DagPlan plan;
-      plan.lower = dd::LowerStep::with_diagonal;
-      switch (variant) {
-        case DdLowerSolve::spin_loop_lds: dd::run_spin_loop<b>(factors_, flags_, next_epoch(), r, y); return;
-        case DdLowerSolve::dag_ec_no_lds: plan.scratch_vector = false; break;
-        case DdLowerSolve::dag_ec_lds: break;
-        case DdLowerSolve::dag_ec_lds_ud:
-          plan.lower = dd::LowerStep::unit;
-          plan.scale_after_lower = true;
-          break;
-      }
-      dd::run_dag<b>(factors_, plan, r, y);
-    });
+    lower_solve_reordered(execution_space(), r, y, variant);
   }
 
   /// z = U'^{-1} r, the second factor of a split application (reordered numbering).
+  void upper_solve_reordered(const execution_space& space, const_vector_type r, vector_type z) const;
   void upper_solve_reordered(const_vector_type r, vector_type z) const {
-    check_sizes(r, z, "upper solve");
-    dd::detail::dispatch_block_size(block_size(), [&](auto B) {
-      dd::DagPlan plan;
-      plan.lower = dd::LowerStep::none;
-      plan.upper = true;
-      dd::run_dag<decltype(B)::value>(factors_, plan, r, z);
-    });
+    upper_solve_reordered(execution_space(), r, z);
   }
 
   /// z = M^{-1} r in the original numbering.
-  void apply(const_vector_type r, vector_type z, DdApply variant) const {
-    check_sizes(r, z, "apply");
-    to_reordered(r, permuted_in_);
-    apply_reordered(const_vector_type(permuted_in_), permuted_out_, variant);
-    from_reordered(const_vector_type(permuted_out_), z);
+  void apply(const execution_space& space, const_vector_type r, vector_type z, DdApply variant) const;
+  void apply(const_vector_type r, vector_type z, DdApply variant) const { apply(execution_space(), r, z, variant); }
+  void apply(const execution_space& space, const_vector_type r, vector_type z) const {
+    apply(space, r, z, default_variant());
   }
-  void apply(const_vector_type r, vector_type z) const { apply(r, z, default_variant()); }
+  void apply(const_vector_type r, vector_type z) const { apply(execution_space(), r, z, default_variant()); }
 
  private:
   /// The setup as one Kokkos Tools profiling region, "trellis::dd::setup"
@@ -217,82 +181,11 @@ class DomainDecompositionIlu {
   static dd::detail::BlockPattern pattern_of(const HostBsr& A) {
     return {A.block_size, A.num_block_rows, A.num_block_cols, A.row_map, A.entries};
   }
-  /// A itself when it is in the device's memory, else its copy there.
-  template <class Matrix>
-  static BsrMatrix<Scalar, Device> on_device(const Matrix& A) {
-    if constexpr (std::is_same<Matrix, BsrMatrix<Scalar, Device>>::value) return A;
-    else return copy_to<Device>(A);
-  }
 
-  /// pattern: A's block pattern on the host (what the partitioner reads).
-  template <class Matrix>
-  void setup(const dd::detail::BlockPattern& pattern, const Matrix& A) {
-    const int b = A.block_size;
-    trellis::detail::check_block_size(b, "domain-decomposition ILU0");
-    report_.rows_that_fit = rows_that_fit(b);
-    report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
-    layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
-    report_.blocks = A.nnz_blocks();
-
-    // Every array below, kept or temporary, comes from one arena: a few
-    // allocations instead of about sixty (see ViewArena); the temporaries go
-    // with it at the end of the setup.
-    ViewArena<Device> arena;
-    // Reorder, drop and split on the device (Algorithm 3.2).
-    auto t0 = now();
-    const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
-    new_to_old_ = perm.new_to_old;
-    old_to_new_ = perm.old_to_new;
-    reordered_ = permute_symmetric(on_device(A), perm, arena);
-    auto& f = factors_;
-    f.max_subdomain_rows = report_.largest_subdomain;
-    f.sub_start = arena.template take<ordinal_t>("dd_sub_start", layout_.sub_start.size());
-    Kokkos::deep_copy(f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                       layout_.sub_start.data(), layout_.sub_start.size()));
-    auto split = ilu::split_blocks(reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f, layout_.new_to_old, arena);
-    report_.blocks_dropped = split.dropped;
-    vector_type diag = split.diag;
-    exec().fence();
-    report_.seconds_reorder = seconds_since(t0);
-
-    t0 = now();
-    const ordinal_t max_rows = f.max_subdomain_rows;
-    auto schedules = dd::analyze_subdomains<Device>({f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
-    f.lower = schedules[0];
-    f.upper = schedules[1];
-    exec().fence();
-    report_.seconds_analysis = seconds_since(t0);
-    report_.lower_levels_max = f.lower.max_levels;
-    report_.upper_levels_max = f.upper.max_levels;
-
-    t0 = now();
-    ilu::FactorizationOutcome out;
-    dd::detail::dispatch_block_size(b, [&](auto B) {
-      out = dd::factor_subdomains<decltype(B)::value>(f, diag, options_.pivots, arena);
-    });
-    ilu::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
-    // The solves read L and U' in level order; the factorization's copies go.
-    const size_t bb = size_t(b) * b;
-    arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
-    arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
-    f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, f.L_col, f.L_val, b, arena);
-    f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, f.U_col, f.U_val, b, arena);
-    f.L_val = vector_type();
-    f.U_val = vector_type();
-    exec().fence();
-    report_.seconds_factorization = seconds_since(t0);
-    report_.boosted_pivots = out.boosted;
-    const size_t n = size_t(f.num_rows) * b;
-    // Work vectors every use writes in full before reading: no fill (on CUDA
-    // each View fill is a kernel and a fence, a few per cent of a small setup).
-    arena.template reserve<Scalar>(ViewArena<Device>::kept, n, n, n);
-    work_ = arena.template take<Scalar>("dd_work", n);
-    permuted_in_ = arena.template take<Scalar>("dd_permuted_in", n);
-    permuted_out_ = arena.template take<Scalar>("dd_permuted_out", n);
-    flags_ = arena.template take<int>("dd_ready_flags", f.num_rows);
-    Kokkos::deep_copy(flags_, 0);
-  }
-
+  /// pattern: A's block pattern on the host (what the partitioner reads);
+  /// copy_seconds: the time A took to reach the device (counted as reordering).
+  void setup(const execution_space& space, const dd::detail::BlockPattern& pattern,
+             const BsrMatrix<Scalar, Device>& A, double copy_seconds);
   void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
     const size_t n = size_t(num_rows());
     if (in.extent(0) != n || out.extent(0) != n)
@@ -301,8 +194,8 @@ class DomainDecompositionIlu {
   }
   /// The spin-loop flags hold the number of the solve that set them; after
   /// INT_MAX solves they are cleared and the count starts again.
-  int next_epoch() const {
-    if (epoch_ == INT_MAX) Kokkos::deep_copy(flags_, 0), epoch_ = 0;
+  int next_epoch(const execution_space& space) const {
+    if (epoch_ == INT_MAX) Kokkos::deep_copy(space, flags_, 0), epoch_ = 0;
     return ++epoch_;
   }
 
@@ -316,5 +209,204 @@ class DomainDecompositionIlu {
   Kokkos::View<int*, Device> flags_;
   mutable int epoch_ = 0;
 };
+
+// ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
+
+template <class Scalar, class Device>
+DomainDecompositionIlu<Scalar, Device>::DomainDecompositionIlu(const execution_space& space, const HostBsr& A,
+                                                               const DdOptions& options)
+    : options_(options) {
+  const SetupRegion region;
+  const auto t0 = now();
+  const BsrMatrix<Scalar, Device> on_device = copy_to<Device>(A);
+  setup(space, pattern_of(A), on_device, seconds_since(t0));
+}
+
+template <class Scalar, class Device>
+DomainDecompositionIlu<Scalar, Device>::DomainDecompositionIlu(const execution_space& space, const HostCsr& A,
+                                                               const DdOptions& options)
+    : options_(options) {
+  const SetupRegion region;
+  const HostBsr blocks = csr_to_bsr(A, 1);
+  const auto t0 = now();
+  const BsrMatrix<Scalar, Device> on_device = copy_to<Device>(blocks);
+  setup(space, pattern_of(blocks), on_device, seconds_since(t0));
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::to_reordered(const execution_space& space, const_vector_type x,
+                                                          vector_type xr) const {
+  check_sizes(x, xr, "to_reordered");
+  dd::detail::gather_blocks<Scalar, Device>(space, new_to_old_, block_size(), x, xr);
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::from_reordered(const execution_space& space, const_vector_type xr,
+                                                            vector_type x) const {
+  check_sizes(xr, x, "from_reordered");
+  dd::detail::gather_blocks<Scalar, Device>(space, old_to_new_, block_size(), xr, x);
+}
+
+template <class Scalar, class Device>
+std::vector<dd::SubdomainRange> DomainDecompositionIlu<Scalar, Device>::rank_shares(int ranks) const {
+  if (ranks < 1) throw InputError("rank_shares: " + std::to_string(ranks) + " ranks");
+  std::vector<dd::SubdomainRange> out(ranks);
+  const auto& start = layout_.sub_start;
+  ordinal_t s = 0;
+  for (int k = 0; k < ranks; ++k) {
+    const double target = double(start.back()) * (k + 1) / ranks;  // rows up to this rank's end
+    out[k].begin = s;
+    while (s < layout_.num_subdomains() && (k == ranks - 1 || start[s + 1] <= target + 0.5)) ++s;
+    out[k].end = s;
+  }
+  return out;
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::apply_reordered(const execution_space& space, const_vector_type r,
+                                                             vector_type z, DdApply variant,
+                                                             dd::SubdomainRange range) const {
+  check_sizes(r, z, to_string(variant));
+  dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+    constexpr int b = decltype(B)::value;
+    dd::DagPlan plan;
+    switch (variant) {
+      case DdApply::dag_ec_ILD_UO: {
+        plan.lower = dd::LowerStep::with_diagonal;
+        dd::run_dag<b>(space, factors_, plan, r, work_, range);
+        plan.lower = dd::LowerStep::none;
+        plan.upper = true;
+        dd::run_dag<b>(space, factors_, plan, const_vector_type(work_), z, range);
+        return;
+      }
+      case DdApply::dag_vc_ILDUO_fused: plan.vertex_centric = true; break;
+      case DdApply::dag_ec_ILDUO_fused: break;
+    }
+    plan.scale_after_lower = true;
+    plan.upper = true;
+    dd::run_dag<b>(space, factors_, plan, r, z, range);
+  });
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::lower_solve_reordered(const execution_space& space, const_vector_type r,
+                                                                   vector_type y, DdLowerSolve variant) const {
+  check_sizes(r, y, to_string(variant));
+  dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+    constexpr int b = decltype(B)::value;
+    dd::DagPlan plan;
+    plan.lower = dd::LowerStep::with_diagonal;
+    switch (variant) {
+      case DdLowerSolve::spin_loop_lds: dd::run_spin_loop<b>(space, factors_, flags_, next_epoch(space), r, y); return;
+      case DdLowerSolve::dag_ec_no_lds: plan.scratch_vector = false; break;
+      case DdLowerSolve::dag_ec_lds: break;
+      case DdLowerSolve::dag_ec_lds_ud:
+        plan.lower = dd::LowerStep::unit;
+        plan.scale_after_lower = true;
+        break;
+    }
+    dd::run_dag<b>(space, factors_, plan, r, y);
+  });
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::upper_solve_reordered(const execution_space& space, const_vector_type r,
+                                                                   vector_type z) const {
+  check_sizes(r, z, "upper solve");
+  dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+    dd::DagPlan plan;
+    plan.lower = dd::LowerStep::none;
+    plan.upper = true;
+    dd::run_dag<decltype(B)::value>(space, factors_, plan, r, z);
+  });
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z,
+                                                   DdApply variant) const {
+  check_sizes(r, z, "apply");
+  to_reordered(space, r, permuted_in_);
+  apply_reordered(space, const_vector_type(permuted_in_), permuted_out_, variant);
+  from_reordered(space, const_vector_type(permuted_out_), z);
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
+                                                   const dd::detail::BlockPattern& pattern,
+                                                   const BsrMatrix<Scalar, Device>& A, double copy_seconds) {
+  const int b = A.block_size;
+  trellis::detail::check_block_size(b, "domain-decomposition ILU0");
+  report_.rows_that_fit = rows_that_fit(b);
+  report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
+  layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
+  report_.blocks = A.nnz_blocks();
+
+  // Every array below, kept or temporary, comes from one arena: a few
+  // allocations instead of about sixty (see ViewArena); the temporaries go
+  // with it at the end of the setup.
+  ViewArena<Device> arena;
+  // Reorder, drop and split on the device (Algorithm 3.2).
+  auto t0 = now();
+  const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
+  new_to_old_ = perm.new_to_old;
+  old_to_new_ = perm.old_to_new;
+  space.fence();  // core's permutation kernels run on the default instance
+  reordered_ = permute_symmetric(A, perm, arena);
+  auto& f = factors_;
+  f.max_subdomain_rows = report_.largest_subdomain;
+  f.sub_start = arena.template take<ordinal_t>("trellis::dd::sub_start", layout_.sub_start.size());
+  Kokkos::deep_copy(space, f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                     layout_.sub_start.data(), layout_.sub_start.size()));
+  execution_space().fence();  // the reordered matrix is made on the default instance
+  auto split = ilu::split_blocks(space, reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f, layout_.new_to_old, arena);
+  report_.blocks_dropped = split.dropped;
+  vector_type diag = split.diag;
+  space.fence();
+  report_.seconds_reorder = seconds_since(t0) + copy_seconds;
+
+  t0 = now();
+  const ordinal_t max_rows = f.max_subdomain_rows;
+  auto schedules = dd::analyze_subdomains<Device>(space, {f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
+  f.lower = schedules[0];
+  f.upper = schedules[1];
+  space.fence();
+  report_.seconds_analysis = seconds_since(t0);
+  report_.lower_levels_max = f.lower.max_levels;
+  report_.upper_levels_max = f.upper.max_levels;
+
+  t0 = now();
+  ilu::FactorizationOutcome out;
+  dd::detail::dispatch_block_size(b, [&](auto B) {
+    out = dd::factor_subdomains<decltype(B)::value>(space, f, diag, options_.pivots, arena);
+  });
+  ilu::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
+  // The solves read L and U' in level order; the factorization's copies go.
+  const size_t bb = size_t(b) * b;
+  arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
+  arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
+  f.L_edges = dd::level_ordered_blocks<Scalar, Device>(space, f.lower, f.L_col, f.L_val, b, arena);
+  f.U_edges = dd::level_ordered_blocks<Scalar, Device>(space, f.upper, f.U_col, f.U_val, b, arena);
+  f.L_val = vector_type();
+  f.U_val = vector_type();
+  space.fence();
+  report_.seconds_factorization = seconds_since(t0);
+  report_.boosted_pivots = out.boosted;
+  const size_t n = size_t(f.num_rows) * b;
+  // Work vectors every use writes in full before reading: no fill (on CUDA
+  // each View fill is a kernel and a fence, a few per cent of a small setup).
+  arena.template reserve<Scalar>(ViewArena<Device>::kept, n, n, n);
+  work_ = arena.template take<Scalar>("trellis::dd::work", n);
+  permuted_in_ = arena.template take<Scalar>("trellis::dd::permuted_in", n);
+  permuted_out_ = arena.template take<Scalar>("trellis::dd::permuted_out", n);
+  flags_ = arena.template take<int>("trellis::dd::ready_flags", f.num_rows);
+  Kokkos::deep_copy(space, flags_, 0);
+  space.fence();  // ready on every instance
+}
+
+#if TRELLIS_ENABLE_ETI
+#define TRELLIS_DD_ILU_ETI(DEVICE) extern template class DomainDecompositionIlu<double, DEVICE>;
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_DD_ILU_ETI)
+#undef TRELLIS_DD_ILU_ETI
+#endif
 
 }  // namespace trellis

@@ -28,7 +28,8 @@ struct LevelOrderedBlocks {
 /// The copy of (col, val) (CSR arrays of b x b blocks) in the order of `s`,
 /// in arrays from `arena`.
 template <class Scalar, class Device>
-LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<Device>& s,
+LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const typename Device::execution_space& space,
+                                                        const SubdomainSchedule<Device>& s,
                                                         Kokkos::View<const ordinal_t*, Device> col,
                                                         Kokkos::View<const Scalar*, Device> val, int b,
                                                         ViewArena<Device>& arena) {
@@ -41,7 +42,7 @@ LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<
   auto out_col = t.col;
   auto out_val = t.val;
   Kokkos::parallel_for(
-      "trellis::dd::level_ordered_blocks", Kokkos::RangePolicy<typename Device::execution_space>(0, n),
+      "trellis::dd::level_ordered_blocks", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(offset_t e) {
         const offset_t k = pos(e);
         out_col(e) = col(k);

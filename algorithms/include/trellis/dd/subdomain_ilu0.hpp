@@ -19,17 +19,18 @@ namespace trellis::dd {
 /// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
 /// (unless a pivot failed: see the outcome). `arena` gives the pivot status.
 template <int B, class Scalar, class Device>
-ilu::FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                       ilu::PivotOptions pivots, ViewArena<Device>& arena) {
+ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_space& space,
+                                            SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                                            ilu::PivotOptions pivots, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   const bool host = trellis::detail::is_host_space<exec>();
-  auto status = ilu::detail::make_pivot_status<Device>(f.num_rows, arena);
+  auto status = ilu::detail::make_pivot_status<Device>(space, f.num_rows, arena);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;
   Kokkos::parallel_for(
-      "trellis::dd::ilu0", policy(f.num_subdomains(), host ? 1 : 128),
+      "trellis::dd::ilu0", policy(space, f.num_subdomains(), host ? 1 : 128),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = m.league_rank();
         for (ordinal_t g = sched.level_begin(s); g < sched.level_begin(s + 1); ++g) {
@@ -41,8 +42,8 @@ ilu::FactorizationOutcome factor_subdomains(SubdomainFactors<Scalar, Device>& f,
           m.team_barrier();
         }
       });
-  const ilu::FactorizationOutcome out = ilu::detail::read_pivot_status(status, f.num_rows);
-  if (out.tiny_row < 0 && out.non_finite_row < 0) ilu::detail::ildu_postprocess<B>(f, diag);
+  const ilu::FactorizationOutcome out = ilu::detail::read_pivot_status(space, status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) ilu::detail::ildu_postprocess<B>(space, f, diag);
   return out;
 }
 

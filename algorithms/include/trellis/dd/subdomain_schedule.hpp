@@ -116,7 +116,7 @@ KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAn
 /// come from `arena`.
 template <class Device>
 std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
-    const std::array<Kokkos::View<const offset_t*, Device>, 2>& map,
+    const typename Device::execution_space& space, const std::array<Kokkos::View<const offset_t*, Device>, 2>& map,
     const std::array<Kokkos::View<const ordinal_t*, Device>, 2>& col, Kokkos::View<const ordinal_t*, Device> sub_start,
     ordinal_t max_rows, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
@@ -129,7 +129,7 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
 
   using Arena = ViewArena<Device>;
   arena.template reserve<ordinal_t>(Arena::temporary, 2 * size_t(num_sub), n, n);
-  const auto num_levels = arena.template take<ordinal_t>("dd_num_levels", 2 * size_t(num_sub), Arena::temporary);
+  const auto num_levels = arena.template take<ordinal_t>("trellis::dd::num_levels", 2 * size_t(num_sub), Arena::temporary);
   arena.template reserve<ordinal_t>(Arena::kept, n, size_t(n) + 1, col[0].extent(0), col[0].extent(0), n,
                                     size_t(n) + 1, col[1].extent(0), col[1].extent(0));
   std::array<detail::TriangleAnalysis<Device>, 2> t;
@@ -138,16 +138,16 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
     t[k].map = map[k];
     t[k].col = col[k];
     t[k].num_levels = Kokkos::subview(num_levels, std::make_pair(size_t(k) * num_sub, size_t(k + 1) * num_sub));
-    t[k].level_start = arena.template take<offset_t>("dd_level_start", n, Arena::temporary);
-    t[k].level_rows = arena.template take<ordinal_t>("dd_level_rows", n);
-    t[k].row_edge_ptr = arena.template take<offset_t>("dd_row_edge_ptr", size_t(n) + 1);
-    t[k].edge_row = arena.template take<ordinal_t>("dd_edge_row", nnz);
-    t[k].edge_pos = arena.template take<offset_t>("dd_edge_pos", nnz);
+    t[k].level_start = arena.template take<offset_t>("trellis::dd::level_start", n, Arena::temporary);
+    t[k].level_rows = arena.template take<ordinal_t>("trellis::dd::level_rows", n);
+    t[k].row_edge_ptr = arena.template take<offset_t>("trellis::dd::row_edge_ptr", size_t(n) + 1);
+    t[k].edge_row = arena.template take<ordinal_t>("trellis::dd::edge_row", nnz);
+    t[k].edge_pos = arena.template take<offset_t>("trellis::dd::edge_pos", nnz);
   }
   const auto lower = t[0], upper = t[1];
   Kokkos::parallel_for(
       "trellis::dd::schedule",
-      policy(2 * num_sub, host ? 1 : 256).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
+      policy(space, 2 * num_sub, host ? 1 : 256).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
       KOKKOS_LAMBDA(const member& m) {
         const ordinal_t s = m.league_rank() % num_sub;
         scratch_view level(m.team_scratch(0), max_rows);
@@ -158,8 +158,10 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
   // Levels are numbered across subdomains: subdomain s of a triangle owns
   // [level_begin(s), level_begin(s+1)). The counts are few (one per
   // subdomain): summed on the host.
-  auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), num_levels);
-  auto begin = arena.template take<ordinal_t>("dd_level_begin", 2 * (size_t(num_sub) + 1));
+  auto counts = Kokkos::create_mirror_view(Kokkos::HostSpace(), num_levels, Kokkos::WithoutInitializing);
+  Kokkos::deep_copy(space, counts, num_levels);
+  space.fence();  // the host reads the counts
+  auto begin = arena.template take<ordinal_t>("trellis::dd::level_begin", 2 * (size_t(num_sub) + 1));
   auto begin_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), begin, Kokkos::WithoutInitializing);
   std::array<SubdomainSchedule<Device>, 2> out;
   for (int k = 0; k < 2; ++k) {
@@ -172,18 +174,18 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
     }
     out[k].total_levels = b[num_sub];
   }
-  Kokkos::deep_copy(begin, begin_host);
+  Kokkos::deep_copy(space, begin, begin_host);
   arena.template reserve<offset_t>(Arena::kept, out[0].total_levels + 1, out[0].total_levels + 1,
                                    out[1].total_levels + 1, out[1].total_levels + 1);
   for (int k = 0; k < 2; ++k) {
     const size_t levels = size_t(out[k].total_levels) + 1;
     t[k].level_begin = Kokkos::subview(begin, std::make_pair(k * (size_t(num_sub) + 1), (k + 1) * (size_t(num_sub) + 1)));
-    t[k].level_ptr = arena.template take<offset_t>("dd_level_ptr", levels);
-    t[k].edge_ptr = arena.template take<offset_t>("dd_edge_ptr", levels);
+    t[k].level_ptr = arena.template take<offset_t>("trellis::dd::level_ptr", levels);
+    t[k].edge_ptr = arena.template take<offset_t>("trellis::dd::edge_ptr", levels);
   }
   const auto lower_ptrs = t[0], upper_ptrs = t[1];
   Kokkos::parallel_for(
-      "trellis::dd::level_pointers", policy(2 * num_sub, Kokkos::AUTO), KOKKOS_LAMBDA(const member& m) {
+      "trellis::dd::level_pointers", policy(space, 2 * num_sub, Kokkos::AUTO), KOKKOS_LAMBDA(const member& m) {
         const ordinal_t s = m.league_rank() % num_sub;
         const auto& a = m.league_rank() < num_sub ? lower_ptrs : upper_ptrs;
         const ordinal_t lo = sub_start(s), g0 = a.level_begin(s);

@@ -213,7 +213,8 @@ struct SubdomainRange {
 /// out = the plan applied to in on the subdomains of `range` (both vectors in
 /// the reordered numbering, full length; may not alias).
 template <int B, class Scalar, class Device>
-void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
+void run_dag(const typename Device::execution_space& space, const SubdomainFactors<Scalar, Device>& f,
+             const DagPlan& plan,
              Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out,
              SubdomainRange range = {}) {
   using exec = typename Device::execution_space;
@@ -228,7 +229,7 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
   const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
   if (last <= first) return;
   Kokkos::parallel_for(
-      "trellis::dd::dag", policy(last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
+      "trellis::dd::dag", policy(space, last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
                                .set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = first + m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
@@ -273,7 +274,7 @@ void run_dag(const SubdomainFactors<Scalar, Device>& f, const DagPlan& plan,
 /// in scratch; flags hold the number of the solve (epoch) that wrote them, so
 /// they never need resetting.
 template <int B, class Scalar, class Device>
-void run_spin_loop(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*, Device> flags, int epoch,
+void run_spin_loop(const typename Device::execution_space& space, const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*, Device> flags, int epoch,
                    Kokkos::View<const Scalar*, Device> r, Kokkos::View<Scalar*, Device> y) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
@@ -283,7 +284,7 @@ void run_spin_loop(const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*,
   const size_t scratch = scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B);
   const SubdomainFactors<Scalar, Device> F = f;
   Kokkos::parallel_for(
-      "trellis::dd::spin_loop", policy(f.num_subdomains(), threads, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      "trellis::dd::spin_loop", policy(space, f.num_subdomains(), threads, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
         Scalar* x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();

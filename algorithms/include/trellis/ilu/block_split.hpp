@@ -30,7 +30,8 @@ struct SplitBlocks {
 /// L_val, U_val and the diagonal blocks are temporaries of it (solves may
 /// read copies in another order).
 template <class Scalar, class Device>
-SplitBlocks<Scalar, Device> split_blocks(const BsrMatrix<Scalar, Device>& R,
+SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space& space,
+                                         const BsrMatrix<Scalar, Device>& R,
                                          Kokkos::View<const ordinal_t*, Device> part_start,
                                          BlockFactors<Scalar, Device>& f, const std::vector<ordinal_t>& new_to_old,
                                          ViewArena<Device>& arena) {
@@ -48,7 +49,7 @@ SplitBlocks<Scalar, Device> split_blocks(const BsrMatrix<Scalar, Device>& R,
   using Arena = ViewArena<Device>;
   Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("trellis::ilu::row_owner", n, Arena::temporary);
   Kokkos::parallel_for(
-      "trellis::ilu::row_owner", team_policy(num_parts, Kokkos::AUTO),
+      "trellis::ilu::row_owner", team_policy(space, num_parts, Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
         const ordinal_t s = m.league_rank();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, part_start(s), part_start(s + 1)),
@@ -62,22 +63,23 @@ SplitBlocks<Scalar, Device> split_blocks(const BsrMatrix<Scalar, Device>& R,
   auto L_map = f.L_map;
   auto U_map = f.U_map;
   Kokkos::parallel_scan(
-      "trellis::ilu::count_lower", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+      "trellis::ilu::count_lower", range(space, 0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         const ordinal_t lo = part_start(owner(i));
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) >= lo && ent(q) < i);
         if (final) L_map(i + 1) = sum;
         if (final && i == 0) L_map(0) = 0;
       });
   Kokkos::parallel_scan(
-      "trellis::ilu::count_upper", range(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+      "trellis::ilu::count_upper", range(space, 0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         const ordinal_t hi = part_start(owner(i) + 1);
         for (offset_t q = map(i); q < map(i + 1); ++q) sum += (ent(q) > i && ent(q) < hi);
         if (final) U_map(i + 1) = sum;
         if (final && i == 0) U_map(0) = 0;
       });
   offset_t nL = 0, nU = 0;
-  Kokkos::deep_copy(nL, Kokkos::subview(L_map, n));
-  Kokkos::deep_copy(nU, Kokkos::subview(U_map, n));
+  Kokkos::deep_copy(space, nL, Kokkos::subview(L_map, n));
+  Kokkos::deep_copy(space, nU, Kokkos::subview(U_map, n));
+  space.fence();  // the host reads the counts
 
   // Columns kept; values as the factorization reads them (CSR order, b x b
   // row-major blocks), gathered in the same pass; L D and D^{-1} are written
@@ -102,7 +104,7 @@ SplitBlocks<Scalar, Device> split_blocks(const BsrMatrix<Scalar, Device>& R,
   Kokkos::View<const Scalar*, Device> values = R.values;
   ordinal_t first_missing = INT_MAX;
   Kokkos::parallel_reduce(
-      "trellis::ilu::split", range(0, n),
+      "trellis::ilu::split", range(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & missing) {
         const ordinal_t s = owner(i), lo = part_start(s), hi = part_start(s + 1);
         offset_t pl = L_map(i), pu = U_map(i);

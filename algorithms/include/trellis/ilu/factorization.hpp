@@ -78,20 +78,24 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
 
 /// (first tiny row, first non-finite row, boosted count), from `arena`.
 template <class Device>
-Kokkos::View<ordinal_t*, Device> make_pivot_status(ordinal_t n, ViewArena<Device>& arena) {
+Kokkos::View<ordinal_t*, Device> make_pivot_status(const typename Device::execution_space& space, ordinal_t n,
+                                                   ViewArena<Device>& arena) {
   Kokkos::View<ordinal_t*, Device> status =
       arena.template take<ordinal_t>("trellis::ilu::pivot_status", 3, ViewArena<Device>::temporary);
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   h(0) = h(1) = n;
   h(2) = 0;
-  Kokkos::deep_copy(status, h);
+  Kokkos::deep_copy(space, status, h);
+  space.fence();  // h is a temporary
   return status;
 }
 
 template <class Device>
-FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
+FactorizationOutcome read_pivot_status(const typename Device::execution_space& space,
+                                       Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
-  Kokkos::deep_copy(h, status);
+  Kokkos::deep_copy(space, h, status);
+  space.fence();  // the host reads the status
   FactorizationOutcome out;
   out.tiny_row = h(0) < n ? h(0) : -1;
   out.non_finite_row = h(1) < n ? h(1) : -1;
@@ -102,16 +106,17 @@ FactorizationOutcome read_pivot_status(Kokkos::View<ordinal_t*, Device> status, 
 /// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
 /// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
 template <int B, class Scalar, class Device>
-void ildu_postprocess(const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
+void ildu_postprocess(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
+                      Kokkos::View<Scalar*, Device> diag) {
   using range = Kokkos::RangePolicy<typename Device::execution_space>;
   constexpr int BB = B * B;
   const BlockFactors<Scalar, Device> fc = f;
   Kokkos::parallel_for(
-      "trellis::ilu::pivot_blocks", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::ilu::pivot_blocks", range(space, 0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
       });
   Kokkos::parallel_for(
-      "trellis::ilu::ildu0", range(0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::ilu::ildu0", range(space, 0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
           block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
         for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
@@ -131,22 +136,22 @@ void ildu_postprocess(const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar
 /// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
 /// level_ptr_host as in LevelSets.
 template <int B, class Scalar, class Device>
-FactorizationOutcome factor_by_levels(BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
                                       PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
                                       ViewArena<Device>& arena) {
   using range = Kokkos::RangePolicy<typename Device::execution_space>;
-  auto status = detail::make_pivot_status<Device>(f.num_rows, arena);
+  auto status = detail::make_pivot_status<Device>(space, f.num_rows, arena);
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
     Kokkos::parallel_for(
-        "trellis::ilu::factor_level", range(level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
+        "trellis::ilu::factor_level", range(space, level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
           const ordinal_t i = level_rows(p);
           detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
         });
-  const FactorizationOutcome out = detail::read_pivot_status(status, f.num_rows);
-  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(f, diag);
+  const FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
   return out;
 }
 
@@ -157,7 +162,7 @@ void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<or
                            const Diag& diag, int b) {
   const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
   if (bad < 0) return;
-  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);
+  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);  // fences
   throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
                        " pivot (block row in the original numbering)",
                    new_to_old.empty() ? bad : new_to_old[bad], d(size_t(bad) * b * b));

@@ -5,12 +5,15 @@
 // own right. The factorization is the engine's row update (factorization.hpp),
 // run level by level of the lower triangle (one launch per level); its factors are
 // A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
+// Calls that run work take an execution-space instance first (the default
+// instance where it is left out); double is compiled once in the library.
 #include <Kokkos_Core.hpp>
 
 #include <memory>
 
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/core/view_arena.hpp"
@@ -28,7 +31,8 @@ namespace detail {
 /// (lower) or D_i = 1 / inv_diag_i before it, the row scaled by D_i (upper).
 /// (A free function: CUDA lambdas may not live in private members.)
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> with_diagonal(Kokkos::View<offset_t*, Device> map, Kokkos::View<ordinal_t*, Device> col,
+CsrMatrix<Scalar, Device> with_diagonal(const typename Device::execution_space& space,
+                                        Kokkos::View<offset_t*, Device> map, Kokkos::View<ordinal_t*, Device> col,
                                         Kokkos::View<Scalar*, Device> val, Kokkos::View<Scalar*, Device> inv,
                                         bool upper) {
   const ordinal_t n = ordinal_t(map.extent(0)) - 1;
@@ -36,7 +40,7 @@ CsrMatrix<Scalar, Device> with_diagonal(Kokkos::View<offset_t*, Device> map, Kok
   Kokkos::View<ordinal_t*, Device> out_col("trellis::ilu0::col", col.extent(0) + n);
   Kokkos::View<Scalar*, Device> out_val("trellis::ilu0::val", col.extent(0) + n);
   Kokkos::parallel_for(
-      "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<typename Device::execution_space>(0, n),
+      "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i) {
         const Scalar d = upper ? Scalar(1) / inv(i) : Scalar(1);
         offset_t p = map(i) + i;
@@ -55,68 +59,35 @@ class GlobalIlu0 {
  public:
   using vector_type = Kokkos::View<Scalar*, Device>;
   using const_vector_type = Kokkos::View<const Scalar*, Device>;
-  using exec = typename Device::execution_space;
+  using execution_space = typename Device::execution_space;
 
   /// Throws PivotError naming the row of a zero, tiny or non-finite pivot
   /// (unless pivots.boost is set), StructureError for a missing diagonal.
-  GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
-    if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
-    if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
-    // The whole matrix as one part (nothing dropped), split on the device.
-    ilu::BlockFactors<Scalar, Device> f;
-    Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
-    Kokkos::deep_copy(Kokkos::subview(whole, 1), A.num_rows);
-    ViewArena<Device> arena;
-    vector_type diag =
-        ilu::split_blocks(copy_to<Device>(csr_to_bsr(A, 1)), Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena)
-            .diag;
-    const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
-    auto t0 = now();
-    const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);
-    exec().fence();
-    analysis_seconds_ = seconds_since(t0);
-    t0 = now();
-    const auto out = ilu::factor_by_levels<1>(f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
-                                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host),
-                                             arena);
-    exec().fence();
-    factorization_seconds_ = seconds_since(t0);
-    ilu::throw_if_pivot_failed(out, {}, diag, 1);
-    boosted_ = out.boosted;
-    inv_diag_ = f.inv_diag;
-    factors_ = f;
-    t0 = now();
-    lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(L, TrsvOptions{Triangle::lower, true, algorithm});
-    upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
-        CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
-        TrsvOptions{Triangle::upper, true, algorithm});
-    exec().fence();
-    analysis_seconds_ += seconds_since(t0);
-    work_ = vector_type("trellis::ilu0::work", A.num_rows);
-  }
+  GlobalIlu0(const execution_space& space, const HostCsr& A, ilu::PivotOptions pivots = {},
+             TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
+  GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic)
+      : GlobalIlu0(execution_space(), A, pivots, algorithm) {}
 
   ordinal_t num_rows() const { return ordinal_t(work_.extent(0)); }
   /// z = (L D U')^{-1} r; r and z distinct.
-  void apply(const_vector_type r, vector_type z) const {
-    lower_solve(r, work_);
-    upper_solve(work_, z);
-  }
+  void apply(const execution_space& space, const_vector_type r, vector_type z) const;
+  void apply(const_vector_type r, vector_type z) const { apply(execution_space(), r, z); }
   /// y = (L D)^{-1} r: the first factor of a split application.
-  void lower_solve(const_vector_type r, vector_type y) const {
-    lower_->solve(r, y);
-    auto inv = inv_diag_;
-    Kokkos::parallel_for(
-        "trellis::ilu0::scale", Kokkos::RangePolicy<exec>(0, y.extent(0)), KOKKOS_LAMBDA(size_t i) { y(i) *= inv(i); });
-  }
+  void lower_solve(const execution_space& space, const_vector_type r, vector_type y) const;
+  void lower_solve(const_vector_type r, vector_type y) const { lower_solve(execution_space(), r, y); }
   /// z = U'^{-1} y: the second factor.
-  void upper_solve(const_vector_type y, vector_type z) const { upper_->solve(y, z); }
+  void upper_solve(const execution_space& space, const_vector_type y, vector_type z) const;
+  void upper_solve(const_vector_type y, vector_type z) const { upper_solve(execution_space(), y, z); }
 
   /// The factors as two CSR triangles with their diagonals stored, for
   /// solvers that want them so (Kokkos Kernels' sptrsv): L with a unit
   /// diagonal last in each row, U = D U' with the diagonal first.
-  std::pair<CsrMatrix<Scalar, Device>, CsrMatrix<Scalar, Device>> triangles_with_diagonal() const {
-    return {detail::with_diagonal<Scalar, Device>(factors_.L_map, factors_.L_col, factors_.L_val, inv_diag_, false),
-            detail::with_diagonal<Scalar, Device>(factors_.U_map, factors_.U_col, factors_.U_val, inv_diag_, true)};
+  std::pair<CsrMatrix<Scalar, Device>, CsrMatrix<Scalar, Device>> triangles_with_diagonal(
+      const execution_space& space = execution_space()) const {
+    return {detail::with_diagonal<Scalar, Device>(space, factors_.L_map, factors_.L_col, factors_.L_val, inv_diag_,
+                                                  false),
+            detail::with_diagonal<Scalar, Device>(space, factors_.U_map, factors_.U_col, factors_.U_val, inv_diag_,
+                                                  true)};
   }
 
   TrsvAlgorithm algorithm() const { return lower_->algorithm(); }
@@ -131,5 +102,72 @@ class GlobalIlu0 {
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
   ordinal_t boosted_ = 0;
 };
+
+// ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
+
+template <class Scalar, class Device>
+GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostCsr& A, ilu::PivotOptions pivots,
+                                       TrsvAlgorithm algorithm) {
+  if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
+  if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
+  // The whole matrix as one part (nothing dropped), split on the device.
+  ilu::BlockFactors<Scalar, Device> f;
+  Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
+  Kokkos::deep_copy(space, Kokkos::subview(whole, 1), A.num_rows);
+  ViewArena<Device> arena;
+  const BsrMatrix<Scalar, Device> blocks = copy_to<Device>(csr_to_bsr(A, 1));
+  vector_type diag = ilu::split_blocks(space, blocks, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena).diag;
+  const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
+  auto t0 = now();
+  const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);  // on the default instance
+  execution_space().fence();
+  analysis_seconds_ = seconds_since(t0);
+  t0 = now();
+  const auto out = ilu::factor_by_levels<1>(space, f, diag, pivots,
+                                            Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
+                                            Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host),
+                                            arena);
+  space.fence();
+  factorization_seconds_ = seconds_since(t0);
+  ilu::throw_if_pivot_failed(out, {}, diag, 1);
+  boosted_ = out.boosted;
+  inv_diag_ = f.inv_diag;
+  factors_ = f;
+  t0 = now();
+  lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(L, TrsvOptions{Triangle::lower, true, algorithm});
+  upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
+      CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
+      TrsvOptions{Triangle::upper, true, algorithm});
+  execution_space().fence();
+  analysis_seconds_ += seconds_since(t0);
+  work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), A.num_rows);
+  space.fence();  // ready on every instance
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
+  lower_solve(space, r, work_);
+  upper_solve(space, work_, z);
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type y) const {
+  lower_->solve(r, y);
+  auto inv = inv_diag_;
+  Kokkos::parallel_for(
+      "trellis::ilu0::scale", Kokkos::RangePolicy<execution_space>(space, 0, y.extent(0)),
+      KOKKOS_LAMBDA(size_t i) { y(i) *= inv(i); });
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type y, vector_type z) const {
+  upper_->solve(y, z);
+}
+
+#if TRELLIS_ENABLE_ETI
+#define TRELLIS_GLOBAL_ILU0_ETI(DEVICE) extern template class GlobalIlu0<double, DEVICE>;
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_GLOBAL_ILU0_ETI)
+#undef TRELLIS_GLOBAL_ILU0_ETI
+#endif
 
 }  // namespace trellis
