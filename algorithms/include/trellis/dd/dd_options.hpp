@@ -20,8 +20,8 @@ struct DdOptions {
   ordinal_t subdomain_rows = 0;
   ilu::PivotOptions pivots;
   /// What apply() runs. Unset: dag_ec_ILDUO_fused on GPUs (the paper's
-  /// fastest), dag_vc_ILDUO_fused on host backends (no atomics: 2-5x faster
-  /// there in dd_bench --quick on OpenMP).
+  /// fastest), dag_vc_ILDUO_fused on host backends (no atomics, which are
+  /// slow there).
   std::optional<DdApply> apply;
 };
 

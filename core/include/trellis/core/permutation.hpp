@@ -45,8 +45,8 @@ inline void explain_bad_permutation(const std::vector<ordinal_t>& new_to_old) {
 
 /// Builds a permutation from new_to_old (host array), checking that it is one:
 /// throws InputError naming the first repeated or out-of-range index. The
-/// inverse is made and checked on the device (a host pass cost ~9 ms of the
-/// setup on a 2M-row matrix); only a failure is explained on the host.
+/// inverse is made and checked on the device (a host pass is slow on large
+/// matrices); only a failure is explained on the host.
 /// Both arrays come from `arena`.
 template <class Device = DefaultDevice>
 Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, ViewArena<Device>& arena) {

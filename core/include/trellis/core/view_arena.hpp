@@ -2,10 +2,8 @@
 // Arrays cut out of a few large allocations. With Kokkos 3.4 on CUDA every
 // View allocation is a cudaMalloc followed by a blocking copy of the View's
 // header, which also waits for every kernel launched before it, and every
-// free is a cudaFree: on the H100 (perf_tests/tools/alloc_cost) 16 us to
-// allocate and 3 us to free up to 256 KB, 60-70 us and 40-50 us from 384 KB
-// on. A setup that made sixty arrays spent more time allocating than
-// computing (perf_tests/tools/event_trace).
+// free is a cudaFree: a setup that made many small arrays spent more time
+// allocating than computing (costs in perf_tests/RESULTS.md).
 //
 // A ViewArena hands out managed subviews of chunks, one pool of chunks per
 // element type and lifetime: a chunk lives as long as any array cut from it

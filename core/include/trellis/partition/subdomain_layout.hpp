@@ -22,8 +22,7 @@ struct SubdomainLayout {
 SubdomainLayout group_rows_by_part(const Partition& partition);
 
 /// group_rows_by_part(geometric_partition(grid, box)), made box by box in one
-/// pass with no part vector (a tenth of the time on a 128^3 grid, where the
-/// two steps took ~17 ms of the setup).
+/// pass with no part vector.
 SubdomainLayout geometric_layout(GridDims grid, GridDims box);
 
 }  // namespace trellis
