@@ -136,7 +136,7 @@ void for_each_line(const Grid& g, F f) {
       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<long long>>(0,
                                                                                         lines),
       [&](long long line) { f(ordinal_t(line % g.ny), ordinal_t(line / g.ny)); });
-  Kokkos::fence();
+  Kokkos::DefaultHostExecutionSpace().fence();  // the caller reads the rows
 }
 
 /// Assembles the matrix of a stencil on a grid, straight into CSR: the row of
@@ -275,7 +275,7 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b) {
               block[r * b + c] = !diagonal ? (r == c ? -1.0 : 0.0) : (r == c ? 7.0 : -1.0 / b);
         }
       });
-  Kokkos::fence();
+  Kokkos::DefaultHostExecutionSpace().fence();  // the values are read on return
   return HostBsr(b, pattern.num_rows, pattern.num_cols, pattern.row_map, pattern.entries, val);
 }
 
