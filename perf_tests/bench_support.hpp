@@ -1,8 +1,8 @@
 #pragma once
 // Shared pieces of the Trellis benchmark drivers: fenced median timing with a
 // per-case time budget, the device-to-device copy bandwidth every GB/s figure
-// is compared with, the device's name, a small ordered JSON writer, and
-// command-line / manifest helpers.
+// is compared with, the device's name, a small ordered JSON writer,
+// command-line / manifest helpers, and host <-> device vector copies.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
 
@@ -12,12 +12,13 @@
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "host_vectors.hpp"  // unit_tests/reference: random_vector
 #include "trellis/core/errors.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -226,6 +227,18 @@ inline std::string option_value(int argc, char** argv, int& i) {
   return argv[++i];
 }
 
+/// The number `text` given to option `name`; InputError, naming both, unless
+/// the whole text is a number.
+inline double parse_number(const std::string& name, const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw trellis::InputError(name + " expects a number, got '" + text + "'");
+}
+
 /// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
 inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {
   std::vector<std::string> out;
@@ -266,15 +279,25 @@ inline std::vector<std::string> manifest_matrices(const std::string& dir) {
 
 using DeviceVector = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::memory_space>;
 
-/// Uniform random values in [-1, 1) from a seed, on the device.
-inline DeviceVector random_device_vector(size_t n, unsigned seed) {
-  DeviceVector v("random", n);
-  auto h = Kokkos::create_mirror_view(v);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (size_t i = 0; i < n; ++i) h(i) = u(rng);
-  Kokkos::deep_copy(v, h);
+/// A device copy of a host vector.
+inline DeviceVector to_device_vector(const std::vector<double>& h, const std::string& label) {
+  DeviceVector v(Kokkos::ViewAllocateWithoutInitializing(label), h.size());
+  Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(h.data(), h.size());
+  Kokkos::deep_copy(v, src);
   return v;
+}
+
+/// A host copy of a device vector.
+template <class View>
+std::vector<double> to_host_vector(const View& v) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+/// Uniform random values in [-1, 1) from a seed (reference::random_vector),
+/// on the device.
+inline DeviceVector random_device_vector(size_t n, unsigned seed) {
+  return to_device_vector(reference::random_vector(n, seed), "random");
 }
 
 /// ||a - b|| / ||b|| computed on the device; infinite when not finite, so

@@ -1,9 +1,9 @@
 #pragma once
-// cuSPARSE baselines shared by the benchmarks (CUDA builds with
-// TRELLIS_BENCH_CUSPARSE): error checks, the library handle on Kokkos' stream,
-// a generic SpSV triangular solve, and ILU0 (csrilu02) of a CSR matrix.
-#if defined(KOKKOS_ENABLE_CUDA) && defined(TRELLIS_BENCH_CUSPARSE)
-#define TRELLIS_WITH_CUSPARSE 1
+// cuSPARSE baselines shared by the benchmarks (TRELLIS_WITH_CUSPARSE: defined
+// by CMake for CUDA builds with TRELLIS_ENABLE_CUSPARSE on): error checks, the
+// library handle on Kokkos' stream, a generic SpSV triangular solve, and ILU0
+// (csrilu02) of a CSR matrix.
+#if defined(TRELLIS_WITH_CUSPARSE)
 #include <cuda_runtime.h>
 #include <cusparse.h>
 

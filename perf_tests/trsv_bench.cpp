@@ -2,9 +2,10 @@
 // Laplacian grids (Tables 1-2) and the real test matrices. Every Trellis
 // algorithm is timed against Kokkos Kernels' sptrsv (RP, TP1, TP1CHAIN) and,
 // on CUDA, cuSPARSE's SpSV, in the same run and the same way: device fences
-// around each run, median of repeated runs after warm-ups. Each result is
-// checked against a serial host substitution in double; a relative error over
-// 1e-10 is reported as WRONG and makes the program exit non-zero.
+// around each run, median of repeated runs after warm-ups (bench_support.hpp).
+// Each result is checked against the serial host substitution and sweep in
+// double of unit_tests/reference; a relative error over 1e-10 is reported as
+// WRONG and makes the program exit non-zero.
 //
 // Full results go to a JSON file; a short table is printed last.
 #include <Kokkos_Core.hpp>  // before any Kokkos Kernels header
@@ -25,12 +26,11 @@
 #include <type_traits>
 #include <vector>
 
-// cuSPARSE baselines: CUDA builds with TRELLIS_ENABLE_CUSPARSE (CMake defines this).
 #include "bench_support.hpp"
-#include "cusparse_support.hpp"
-#if defined(TRELLIS_WITH_CUSPARSE)
-#define TRSV_BENCH_WITH_CUSPARSE 1
-#endif
+#include "cusparse_support.hpp"  // cuSPARSE baselines when TRELLIS_WITH_CUSPARSE
+#include "gauss_seidel_sweep.hpp"  // serial references (unit_tests/reference)
+#include "host_vectors.hpp"
+#include "triangular_solve.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
@@ -101,23 +101,6 @@ void print_usage(std::FILE* to) {
                Options().kk_chain_threshold);
 }
 
-/// The value after option `name`, or InputError when it is missing.
-std::string option_value(const std::vector<std::string>& args, size_t& i) {
-  if (i + 1 >= args.size()) throw InputError(args[i] + " needs a value");
-  return args[++i];
-}
-
-/// A number from the command line, or InputError naming the option.
-double parse_number(const std::string& name, const std::string& text) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError(name + " expects a number, got '" + text + "'");
-}
-
 /// The Trellis algorithms named in a comma-separated list.
 std::vector<TrsvAlgorithm> parse_algorithms(const std::string& list) {
   std::vector<TrsvAlgorithm> out;
@@ -140,25 +123,27 @@ std::vector<std::string> parse_baselines(const std::string& list) {
 
 /// Options from the command line (Kokkos' own arguments already removed).
 /// Returns false when the usage was asked for.
-bool parse_options(const std::vector<std::string>& args, Options& o) {
+bool parse_options(int argc, char** argv, Options& o) {
   bool seeded = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&] { return bench::option_value(argc, argv, i); };
+    auto number = [&] { return bench::parse_number(a, value()); };
     if (a == "--help" || a == "-h") return false;
     if (a == "--quick") o.quick = true;
     else if (a == "--no-gs") o.gauss_seidel = false;
     else if (a == "--no-real-matrices") o.real_matrices = false;
-    else if (a == "--problems") o.problems = bench::split_list(option_value(args, i));
-    else if (a == "--reps") o.timing.reps = int(parse_number(a, option_value(args, i)));
-    else if (a == "--warmups") o.timing.warmups = int(parse_number(a, option_value(args, i)));
-    else if (a == "--max-seconds-per-case") o.timing.max_seconds = parse_number(a, option_value(args, i));
-    else if (a == "--algorithms") o.algorithms = parse_algorithms(option_value(args, i));
-    else if (a == "--baselines") o.baselines = parse_baselines(option_value(args, i));
-    else if (a == "--kk-chain-threshold") o.kk_chain_threshold = int(parse_number(a, option_value(args, i)));
-    else if (a == "--budget-seconds") o.budget_seconds = parse_number(a, option_value(args, i));
-    else if (a == "--seed") { o.seed = std::uint64_t(parse_number(a, option_value(args, i))); seeded = true; }
-    else if (a == "--copy-mib") o.copy_mib = std::size_t(parse_number(a, option_value(args, i)));
-    else if (a == "--json") o.json_path = option_value(args, i);
+    else if (a == "--problems") o.problems = bench::split_list(value());
+    else if (a == "--reps") o.timing.reps = int(number());
+    else if (a == "--warmups") o.timing.warmups = int(number());
+    else if (a == "--max-seconds-per-case") o.timing.max_seconds = number();
+    else if (a == "--algorithms") o.algorithms = parse_algorithms(value());
+    else if (a == "--baselines") o.baselines = parse_baselines(value());
+    else if (a == "--kk-chain-threshold") o.kk_chain_threshold = int(number());
+    else if (a == "--budget-seconds") o.budget_seconds = number();
+    else if (a == "--seed") { o.seed = std::uint64_t(number()); seeded = true; }
+    else if (a == "--copy-mib") o.copy_mib = std::size_t(number());
+    else if (a == "--json") o.json_path = value();
     else throw InputError("unknown argument '" + a + "' (see --help)");
   }
   if (o.timing.reps < 1 || o.timing.warmups < 0 || o.copy_mib < 1)
@@ -223,70 +208,6 @@ offset_t triangle_nnz(const HostCsr& A, Triangle tri) {
   return count;
 }
 
-/// Serial forward (lower) or backward (upper) substitution with A's triangle
-/// and diagonal, in double: the reference every solver is checked against.
-HostVector reference_trsv(const HostCsr& A, Triangle tri, const HostVector& b) {
-  const ordinal_t n = A.num_rows;
-  HostVector x(n);
-  for (ordinal_t step = 0; step < n; ++step) {
-    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
-    double s = b[i], d = 0;
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
-      const ordinal_t j = A.entries(k);
-      if (j == i) d = A.values(k);
-      else if (in_strict_triangle(tri, i, j)) s -= A.values(k) * x[j];
-    }
-    x[i] = s / d;
-  }
-  return x;
-}
-
-/// One in-place Gauss-Seidel sweep (rows ascending for `lower`, descending for
-/// `upper`): row i uses the newest value of every other unknown.
-void reference_gs_sweep(const HostCsr& A, Triangle tri, const HostVector& b, HostVector& x) {
-  const ordinal_t n = A.num_rows;
-  for (ordinal_t step = 0; step < n; ++step) {
-    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
-    double s = b[i], d = 0;
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
-      const ordinal_t j = A.entries(k);
-      if (j == i) d = A.values(k);
-      else s -= A.values(k) * x[j];
-    }
-    x[i] = s / d;
-  }
-}
-
-/// Uniform random values in [-1, 1): never zeros, which hide unwritten output.
-HostVector random_vector(ordinal_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  HostVector v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
-
-/// A device copy of a host vector.
-Vector to_device_vector(const HostVector& h, const std::string& label) {
-  Vector v(Kokkos::ViewAllocateWithoutInitializing(label), h.size());
-  Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> src(
-      h.data(), h.size());
-  Kokkos::deep_copy(v, src);
-  return v;
-}
-
-/// ||x - ref||_2 / ||ref||_2 with x on the device; NaN when x holds NaN.
-double relative_error(const Vector& x, const HostVector& ref) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double d = h(i) - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 /// Everything the solvers of one problem share: the matrix and its triangles
 /// on the device, the inputs, and the host reference results.
 struct ProblemData {
@@ -308,17 +229,15 @@ void prepare_problem(ProblemData& p, std::uint64_t seed) {
   p.nnz_upper = triangle_nnz(A, Triangle::upper);
   p.levels_lower = analyze_levels_host(A, Triangle::lower).num_levels;
   p.levels_upper = analyze_levels_host(A, Triangle::upper).num_levels;
-  const HostVector b = random_vector(p.n, seed), x0 = random_vector(p.n, seed + 1);
-  p.ref_lower = reference_trsv(A, Triangle::lower, b);
-  p.ref_upper = reference_trsv(A, Triangle::upper, b);
-  p.ref_gs = x0;
-  reference_gs_sweep(A, Triangle::lower, b, p.ref_gs);
-  reference_gs_sweep(A, Triangle::upper, b, p.ref_gs);
+  const HostVector b = reference::random_vector(p.n, seed), x0 = reference::random_vector(p.n, seed + 1);
+  p.ref_lower = reference::triangular_solve(A, Triangle::lower, b);
+  p.ref_upper = reference::triangular_solve(A, Triangle::upper, b);
+  p.ref_gs = reference::gauss_seidel(A, b, x0, SweepDirection::symmetric, 1);
   p.A = to_device(A);
   p.L = extract_triangle(p.A, Triangle::lower, Diagonal::include);
   p.U = extract_triangle(p.A, Triangle::upper, Diagonal::include);
-  p.b = to_device_vector(b, "b");
-  p.x0 = to_device_vector(x0, "x0");
+  p.b = bench::to_device_vector(b, "b");
+  p.x0 = bench::to_device_vector(x0, "x0");
 }
 
 // ================================================================ solvers ===
@@ -388,7 +307,7 @@ class KokkosKernelsRunner : public TriangleRunner {
   std::string details_;
 };
 
-#if defined(TRSV_BENCH_WITH_CUSPARSE)
+#if defined(TRELLIS_WITH_CUSPARSE)
 using bench::CusparseLibrary;
 
 /// cuSPARSE's generic SpSV (CSR, 32-bit indices, non-unit diagonal) on the
@@ -457,7 +376,7 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
     if (b == "kk-tp1chain")
       out.push_back(kk_spec("KK-TP1CHAIN", "SEQLVLSCHD_TP1CHAIN",
                             SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN, o.kk_chain_threshold));
-#if defined(TRSV_BENCH_WITH_CUSPARSE)
+#if defined(TRELLIS_WITH_CUSPARSE)
     if (b == "cusparse" && cusparse) {
       const cusparseHandle_t h = static_cast<const CusparseLibrary*>(cusparse)->get();
       out.push_back({"cuSPARSE", "cusparse", "cusparseSpSV",
@@ -518,7 +437,8 @@ TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Tr
   Kokkos::deep_copy(x, not_a_number);
   runner->solve(p.b, x);
   Kokkos::fence();
-  r.rel_error = relative_error(x, tri == Triangle::lower ? p.ref_lower : p.ref_upper);
+  const HostVector& ref = tri == Triangle::lower ? p.ref_lower : p.ref_upper;
+  r.rel_error = reference::relative_error(bench::to_host_vector(x), ref);
   return r;
 }
 
@@ -554,7 +474,7 @@ GsResult measure_gs(TrsvAlgorithm a, const ProblemData& p, Vector x, const Optio
     Kokkos::deep_copy(x, p.x0);
     sweep();
     Kokkos::fence();
-    r.rel_error = relative_error(x, p.ref_gs);
+    r.rel_error = reference::relative_error(bench::to_host_vector(x), p.ref_gs);
   } catch (const std::exception& e) {
     r.error = e.what();
   }
@@ -858,7 +778,7 @@ int run(const Options& o) {
   const double copy_gbs = bench::measure_copy_bandwidth(o.copy_mib << 20);
   std::printf("device-to-device copy: %.1f GB/s (read + write, 2 x %zu MiB)\n", copy_gbs,
               o.copy_mib);
-#if defined(TRSV_BENCH_WITH_CUSPARSE)
+#if defined(TRELLIS_WITH_CUSPARSE)
   const CusparseLibrary cusparse;
   const std::vector<SolverSpec> solvers = solver_specs(o, &cusparse);
 #else
@@ -890,11 +810,10 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
-  const std::vector<std::string> args(argv + 1, argv + argc);
   int rc = 0;
   try {
     Options o;
-    if (!parse_options(args, o)) {
+    if (!parse_options(argc, argv, o)) {
       print_usage(stdout);
       return 0;
     }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "spmv.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/gallery/gallery.hpp"
@@ -30,19 +31,6 @@ using test::host_vector;
 using test::random_vector;
 
 const double poison = std::numeric_limits<double>::quiet_NaN();
-
-/// The reference: alpha A x + beta y0 in plain loops over the point CSR,
-/// y0 unread when beta == 0.
-HostVec reference_spmv(double alpha, const HostCsr& A, const HostVec& x, double beta,
-                       const HostVec& y0) {
-  HostVec y(A.num_rows);
-  for (ordinal_t i = 0; i < A.num_rows; ++i) {
-    double s = 0;
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) s += A.values(k) * x[A.entries(k)];
-    y[i] = alpha * s + (beta == 0 ? 0.0 : beta * y0[i]);
-  }
-  return y;
-}
 
 /// Random rectangular BSR matrix built block by block: block rows hold 0 to
 /// max_blocks blocks (empty rows, and rows longer than a warp of lanes).
@@ -71,7 +59,8 @@ struct AlphaBeta {
 // beta == 0 runs over a NaN-filled y: any unwritten or read entry shows.
 const AlphaBeta alpha_betas[] = {{1, 0}, {-0.75, 0}, {1, 1}, {2.5, -0.5}, {0, 2}, {0, 0}};
 
-/// bsr_spmv on the device against the reference on the point form of H.
+/// bsr_spmv on the device against the serial reference (alpha A x + beta y0,
+/// y0 unread when beta == 0) on the point form of H.
 template <class Device>
 void expect_matches_reference(const HostBsr& H, std::uint64_t seed) {
   const HostCsr P = bsr_to_csr(H);
@@ -80,7 +69,7 @@ void expect_matches_reference(const HostBsr& H, std::uint64_t seed) {
   for (const AlphaBeta ab : alpha_betas) {
     SCOPED_TRACE("alpha " + std::to_string(ab.alpha) + " beta " + std::to_string(ab.beta));
     const HostVec y0 = ab.beta == 0 ? HostVec(H.num_rows(), poison) : random_vector(H.num_rows(), seed + 1);
-    const HostVec expected = reference_spmv(ab.alpha, P, x, ab.beta, y0);
+    const HostVec expected = reference::spmv(ab.alpha, P, x, ab.beta, y0);
     auto dy = device_vector<Device>(y0);
     bsr_spmv<double, Device>(ab.alpha, A, device_vector<Device>(x), ab.beta, dy);
     EXPECT_LT(test::relative_error(host_vector(dy), expected), 1e-13);
@@ -195,7 +184,7 @@ TYPED_TEST(BsrSpmvOnBackend, BsrOperatorSolvesBlockLaplaceLikeCsrOperator) {
     const HostBsr H = gallery::block_laplace3d(7, 6, 5, b);
     const HostCsr P = bsr_to_csr(H);
     const HostVec x_true = random_vector(H.num_rows(), seed + b);
-    const HostVec rhs = reference_spmv(1.0, P, x_true, 0.0, x_true);
+    const HostVec rhs = reference::multiply(P, x_true);
     const BsrOperator<double, Device> bsr_op(copy_to<Device>(H));
     const auto point = to_device<Device>(P);
     const CsrOperator<double, Device> csr_op(point);

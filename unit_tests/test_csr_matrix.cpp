@@ -6,6 +6,7 @@
 #include <KokkosSparse_spmv.hpp>
 #include <random>
 
+#include "spmv.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
@@ -86,10 +87,9 @@ TYPED_TEST(CsrOnBackend, SpmvThroughKokkosKernelsMatchesSerialReference) {
   for (int i = 0; i < 200; ++i)
     for (int k = 0; k < 6; ++k) r.push_back(i), c.push_back(col(rng)), v.push_back(val(rng));
   auto Ah = csr_from_triplets(200, 200, r, c, v);
-  std::vector<double> x(200), ref(200, 0.0);
+  std::vector<double> x(200);
   for (auto& xi : x) xi = val(rng);
-  for (int i = 0; i < 200; ++i)
-    for (int k = Ah.row_map(i); k < Ah.row_map(i + 1); ++k) ref[i] += Ah.values(k) * x[Ah.entries(k)];
+  const std::vector<double> ref = reference::multiply(Ah, x);
 
   auto A = to_device<Device>(Ah);
   Kokkos::View<double*, Device> xd("x", 200), yd("y", 200);

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <random>
 
-#include "dd_reference.hpp"
+#include "domain_decomposition.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/dd/domain_decomposition_ilu.hpp"
 #include "trellis/gallery/gallery.hpp"
@@ -190,7 +190,7 @@ TEST(SubdomainLayout, ReorderMapsEveryBlockAndDropCountsWhatLeaves) {
   const DomainDecompositionIlu<double, HostDevice> dd(A, opt);
   EXPECT_EQ(dd.layout().new_to_old, layout.new_to_old);
   EXPECT_EQ(dd.report().blocks_dropped, between);
-  EXPECT_EQ(test::reference_drop_between(R, layout.sub_start).nnz_blocks() + between, A.nnz_blocks());
+  EXPECT_EQ(reference::drop_between_subdomains(R, layout.sub_start).nnz_blocks() + between, A.nnz_blocks());
 }
 
 // ---- device kernels against the reference ------------------------------------
@@ -201,22 +201,11 @@ TYPED_TEST_SUITE(DomainDecomposition, test::Backends, test::BackendNames);
 
 using Vec = std::vector<double>;
 
-/// Reference of the preconditioner M built: the same permutation and
-/// subdomains, the serial block ILU0 of the dropped matrix.
+/// Reference of the preconditioner M built: the same layout (permutation
+/// and subdomains), the serial block ILU0 of the dropped matrix.
 template <class M>
-test::ReferenceIlu0 reference_for(const HostBsr& A, const M& dd) {
-  const HostBsr R = permute_symmetric(A, make_permutation<HostDevice>(dd.layout().new_to_old));
-  return test::reference_ilu0(test::reference_drop_between(R, dd.layout().sub_start));
-}
-
-Vec permute_blocks(const Vec& x, const std::vector<ordinal_t>& new_to_old, int b, bool forward) {
-  Vec y(x.size());
-  for (size_t i = 0; i < new_to_old.size(); ++i)
-    for (int c = 0; c < b; ++c) {
-      if (forward) y[i * b + c] = x[size_t(new_to_old[i]) * b + c];
-      else y[size_t(new_to_old[i]) * b + c] = x[i * b + c];
-    }
-  return y;
+reference::Ilu0Factors reference_for(const HostBsr& A, const M& dd) {
+  return reference::dd_ilu0(A, dd.layout().new_to_old, dd.layout().sub_start);
 }
 
 /// Every application and lower-solve variant against the reference, outputs
@@ -225,16 +214,16 @@ template <class Device>
 void expect_all_variants_match(const HostBsr& A, const DdOptions& options, const std::string& what) {
   SCOPED_TRACE(what);
   DomainDecompositionIlu<double, Device> dd(A, options);
-  const test::ReferenceIlu0 ref = reference_for(A, dd);
+  const reference::Ilu0Factors ref = reference_for(A, dd);
   ASSERT_EQ(ref.bad_row, -1) << "reference ILU0 hit a singular pivot";
   const int b = A.block_size;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Vec r = test::random_vector(size_t(A.num_rows()), seed);
   const auto& n2o = dd.layout().new_to_old;
-  const Vec r_new = permute_blocks(r, n2o, b, true);
-  const Vec apply_ref = permute_blocks(test::reference_solve(ref, r_new, true), n2o, b, false);
-  const Vec lower_ref = test::reference_solve(ref, r_new, false);
+  const Vec r_new = reference::to_new_numbering(r, n2o, b);
+  const Vec apply_ref = reference::to_old_numbering(reference::ilu0_apply(ref, r_new), n2o, b);
+  const Vec lower_ref = reference::ilu0_lower_solve(ref, r_new);
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
   auto rd = test::device_vector<Device>(r);

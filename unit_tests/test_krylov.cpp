@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "dense_solve.hpp"  // reference/
+#include "spmv.hpp"         // reference/
 #include "test_support.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/gallery/gallery.hpp"
@@ -21,45 +23,11 @@ namespace trellis {
 namespace {
 
 using HostVec = std::vector<double>;
-
-using test::random_vector;
-
-HostVec multiply(const HostCsr& A, const HostVec& x) {
-  HostVec y(A.num_rows, 0.0);
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) y[i] += A.values(k) * x[A.entries(k)];
-  return y;
-}
-
-/// Dense Gaussian elimination with partial pivoting: the reference solve.
-HostVec dense_solve(const HostCsr& A, HostVec b) {
-  const int n = A.num_rows;
-  std::vector<double> D(size_t(n) * n, 0.0);
-  for (int i = 0; i < n; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) D[size_t(i) * n + A.entries(k)] += A.values(k);
-  for (int c = 0; c < n; ++c) {
-    int piv = c;
-    for (int r = c + 1; r < n; ++r)
-      if (std::abs(D[size_t(r) * n + c]) > std::abs(D[size_t(piv) * n + c])) piv = r;
-    for (int j = 0; j < n; ++j) std::swap(D[size_t(c) * n + j], D[size_t(piv) * n + j]);
-    std::swap(b[c], b[piv]);
-    for (int r = c + 1; r < n; ++r) {
-      const double f = D[size_t(r) * n + c] / D[size_t(c) * n + c];
-      for (int j = c; j < n; ++j) D[size_t(r) * n + j] -= f * D[size_t(c) * n + j];
-      b[r] -= f * b[c];
-    }
-  }
-  HostVec x(n);
-  for (int i = n - 1; i >= 0; --i) {
-    double s = b[i];
-    for (int j = i + 1; j < n; ++j) s -= D[size_t(i) * n + j] * x[j];
-    x[i] = s / D[size_t(i) * n + i];
-  }
-  return x;
-}
-
+using reference::dense_solve;
+using reference::multiply;
 using test::device_vector;
 using test::host_vector;
+using test::random_vector;
 
 enum class Method { cg, bicgstab_split, bicgstab_right, gmres };
 const char* name(Method m) {

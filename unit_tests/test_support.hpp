@@ -1,6 +1,8 @@
 #pragma once
 // Shared helpers for Trellis tests: the execution spaces a typed test runs on,
-// fresh random seeds (printed on failure), the real matrices, comparisons.
+// fresh random seeds (printed on failure), the real matrices, host <-> device
+// vector copies, a watchdog. The serial references, random vectors and the
+// relative error are in reference/ (namespace trellis::reference).
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -13,7 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "host_vectors.hpp"
+
 namespace trellis::test {
+
+using reference::random_vector;
+using reference::relative_error;
 
 // Every enabled backend, as a Kokkos::Device with its natural memory space.
 template <class Exec>
@@ -91,16 +98,6 @@ inline std::vector<RealMatrix> real_matrices() {
   if ((list).empty()) GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
                                       "or place ../shared/matrices beside the source tree"
 
-/// Uniform random values in [-1, 1) from a seed: never zeros, which hide
-/// unwritten output.
-inline std::vector<double> random_vector(size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
-
 /// A device copy of a host vector.
 template <class Device>
 Kokkos::View<double*, Device> device_vector(const std::vector<double>& v) {
@@ -116,18 +113,6 @@ template <class View>
 std::vector<double> host_vector(const View& d) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
   return std::vector<double>(h.data(), h.data() + h.extent(0));
-}
-
-/// ||a - b|| / ||b|| in double; NaN anywhere gives +inf so that it never passes.
-inline double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) return INFINITY;
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 }  // namespace trellis::test

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "test_support.hpp"
+#include "triangular_solve.hpp"  // reference/
 #include "trellis/core/transpose.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/gallery/problem_spec.hpp"
@@ -18,28 +19,7 @@
 namespace trellis {
 namespace {
 
-enum class DiagForm { in_matrix, unit, separate };
-
-/// Serial forward / backward substitution in double on the triangle of A.
-std::vector<double> reference_solve(const HostCsr& A, Triangle tri, DiagForm form,
-                                    const std::vector<double>& d_sep,
-                                    const std::vector<double>& b) {
-  const ordinal_t n = A.num_rows;
-  std::vector<double> x(n);
-  for (ordinal_t step = 0; step < n; ++step) {
-    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
-    double s = b[i], d = 1;
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
-      const ordinal_t j = A.entries(k);
-      if (in_strict_triangle(tri, i, j)) s -= A.values(k) * x[j];
-      if (j == i && form == DiagForm::in_matrix) d = A.values(k);
-    }
-    if (form == DiagForm::separate) d = d_sep[i];
-    x[i] = s / d;
-  }
-  return x;
-}
-
+using reference::DiagonalForm;
 using test::device_vector;
 using test::host_vector;
 
@@ -48,22 +28,22 @@ using test::random_vector;
 /// Solves with `algorithm` on Device and compares with the reference; x is
 /// poisoned with NaN first so that an unwritten entry fails.
 template <class Device>
-void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagForm form,
+void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form,
                  std::uint64_t seed, double tol = 1e-10) {
   SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " +
                std::to_string(int(form)) + " n=" + std::to_string(A.num_rows));
   const auto b = random_vector(A.num_rows, seed);
   std::vector<double> d_sep = random_vector(A.num_rows, seed + 1);
   for (auto& d : d_sep) d = 2 + std::abs(d) * 4;  // well away from zero
-  const auto expected = reference_solve(A, tri, form, d_sep, b);
+  const auto expected = reference::triangular_solve(A, tri, b, form, d_sep);
 
   const auto dA = to_device<Device>(A);
   TrsvOptions opt;
   opt.triangle = tri;
   opt.algorithm = algorithm;
-  opt.unit_diagonal = form == DiagForm::unit;
+  opt.unit_diagonal = form == DiagonalForm::unit;
   TriangularSolver<double, Device> solver(dA, opt);
-  if (form == DiagForm::separate) solver.numeric(dA, device_vector<Device>(d_sep));
+  if (form == DiagonalForm::separate) solver.numeric(dA, device_vector<Device>(d_sep));
   EXPECT_EQ(solver.algorithm(), algorithm);
   auto bd = device_vector<Device>(b);
   Kokkos::View<double*, Device> x("x", A.num_rows);
@@ -93,8 +73,8 @@ TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnRandomShapes) {
     const HostCsr L = gallery::random_lower_triangular(1500, shape, seed);
     const HostCsr U = transpose(L);
     for (TrsvAlgorithm a : all_trsv_algorithms) {
-      check_solve<TypeParam>(L, Triangle::lower, a, DiagForm::in_matrix, seed);
-      check_solve<TypeParam>(U, Triangle::upper, a, DiagForm::in_matrix, seed + 7);
+      check_solve<TypeParam>(L, Triangle::lower, a, DiagonalForm::stored, seed);
+      check_solve<TypeParam>(U, Triangle::upper, a, DiagonalForm::stored, seed + 7);
     }
   }
 }
@@ -105,7 +85,7 @@ TYPED_TEST(TrsvOnBackend, UnitAndSeparateDiagonalForms) {
   const HostCsr A = gallery::convection_diffusion3d(9, 8, 7, 5.0);  // nonsymmetric
   for (TrsvAlgorithm a : all_trsv_algorithms)
     for (Triangle tri : {Triangle::lower, Triangle::upper})
-      for (DiagForm f : {DiagForm::unit, DiagForm::separate})
+      for (DiagonalForm f : {DiagonalForm::unit, DiagonalForm::separate})
         check_solve<TypeParam>(A, tri, a, f, seed);
 }
 
@@ -118,7 +98,7 @@ TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnGalleryProblems) {
     const HostCsr A = gallery::load_problem(spec).matrix;
     for (TrsvAlgorithm a : all_trsv_algorithms)
       for (Triangle tri : {Triangle::lower, Triangle::upper})
-        check_solve<TypeParam>(A, tri, a, DiagForm::in_matrix, seed);
+        check_solve<TypeParam>(A, tri, a, DiagonalForm::stored, seed);
   }
 }
 
@@ -135,7 +115,7 @@ TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnRealMatrices) {
     // substitution blows up in double (none in the current set).
     for (TrsvAlgorithm a : all_trsv_algorithms)
       for (Triangle tri : {Triangle::lower, Triangle::upper})
-        check_solve<TypeParam>(A, tri, a, DiagForm::in_matrix, seed, 1e-9);
+        check_solve<TypeParam>(A, tri, a, DiagonalForm::stored, seed, 1e-9);
   }
 }
 
@@ -164,7 +144,7 @@ TYPED_TEST(TrsvOnBackend, NumericUpdateAndAliasedVectors) {
     for (offset_t k = 0; k < A2.nnz(); ++k) A2.values(k) *= 2;
     solver.numeric(to_device<Device>(A2));
     const auto b = random_vector(A.num_rows, seed);
-    const auto expected = reference_solve(A2, Triangle::lower, DiagForm::in_matrix, {}, b);
+    const auto expected = reference::triangular_solve(A2, Triangle::lower, b);
     auto x = device_vector<Device>(b);  // b and x are the same View
     solver.solve(x, x);
     EXPECT_LT(test::relative_error(host_vector(x), expected), 1e-12);
@@ -272,8 +252,8 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
     const HostCsr U = transpose(L);
     for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
                             TrsvAlgorithm::syncfree_naive}) {
-      check_solve<Device>(L, Triangle::lower, a, DiagForm::in_matrix, seed);
-      check_solve<Device>(U, Triangle::upper, a, DiagForm::in_matrix, seed);
+      check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
+      check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }
   }
 }

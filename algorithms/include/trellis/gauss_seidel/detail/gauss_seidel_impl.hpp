@@ -5,6 +5,7 @@
 #include <KokkosSparse_spmv.hpp>
 
 #include "trellis/core/transpose.hpp"
+#include "trellis/gauss_seidel/gauss_seidel.hpp"
 
 namespace trellis {
 

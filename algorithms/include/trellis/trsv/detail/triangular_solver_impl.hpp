@@ -6,6 +6,7 @@
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
 #include "trellis/trsv/detail/value_flag_kernels.hpp"
+#include "trellis/trsv/triangular_solver.hpp"
 
 namespace trellis {
 
