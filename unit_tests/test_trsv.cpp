@@ -171,6 +171,83 @@ TYPED_TEST(TrsvOnBackend, DeterministicVariantsAreBitReproducible) {
   }
 }
 
+/// An execution-space instance other than the default where the backend has
+/// one to offer (a CUDA stream), else a copy of the default instance.
+template <class Exec>
+struct SecondInstance {
+  Exec space;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct SecondInstance<Kokkos::Cuda> {
+  cudaStream_t stream = make_stream();
+  Kokkos::Cuda space{stream};
+  ~SecondInstance() {
+    space.fence();
+    cudaStreamDestroy(stream);
+  }
+  static cudaStream_t make_stream() {
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    return s;
+  }
+};
+#endif
+
+TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
+  using Device = TypeParam;
+  using Exec = typename Device::execution_space;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  SecondInstance<Exec> other;  // outlives the solvers below
+  const HostCsr A = gallery::convection_diffusion3d(11, 9, 8, 5.0);  // nonsymmetric
+  const ordinal_t n = A.num_rows;
+  const auto dA = to_device<Device>(A);
+  const auto b = device_vector<Device>(random_vector(n, seed));
+  std::vector<double> d_sep = random_vector(n, seed + 1);
+  for (auto& d : d_sep) d = 2 + std::abs(d) * 4;
+  const auto diag = device_vector<Device>(d_sep);
+  for (TrsvAlgorithm a : all_trsv_algorithms)
+    for (Triangle tri : {Triangle::lower, Triangle::upper}) {
+      SCOPED_TRACE(std::string(to_string(a)) + " " + to_string(tri));
+      TrsvOptions opt;
+      opt.triangle = tri;
+      opt.algorithm = a;
+      TriangularSolver<double, Device> on_default(dA, opt);
+      TriangularSolver<double, Device> on_other(other.space, dA, opt);
+      EXPECT_EQ(on_other.algorithm(), a);
+      EXPECT_EQ(on_other.levels().num_levels, on_default.levels().num_levels);
+      for (bool separate : {false, true}) {
+        if (separate) {
+          on_default.numeric(dA, diag);
+          on_other.numeric(other.space, dA, diag);
+        }
+        Kokkos::View<double*, Device> x1("x1", n), x2("x2", n);
+        Kokkos::deep_copy(x2, std::nan(""));
+        on_default.solve(b, x1);
+        test::run_with_watchdog("solve on an instance", 120, [&] {
+          on_other.solve(other.space, b, x2);
+          on_other.solve(other.space, b, x2);  // flags and tickets reused
+          other.space.fence();
+        });
+        // The CSC variants accumulate with atomics: equal to rounding only.
+        const auto h1 = host_vector(x1);
+        const auto expect_same = [&](const std::vector<double>& h) {
+          if (is_deterministic(a))
+            EXPECT_EQ(0, std::memcmp(h.data(), h1.data(), h.size() * sizeof(double)));
+          else
+            EXPECT_LT(test::relative_error(h, h1), 1e-13);
+        };
+        expect_same(host_vector(x2));
+        // In place (b and x the same View) on the instance.
+        auto x3 = device_vector<Device>(host_vector(b));
+        on_other.solve(other.space, x3, x3);
+        other.space.fence();
+        expect_same(host_vector(x3));
+      }
+    }
+}
+
 TYPED_TEST(TrsvOnBackend, MissingDiagonalIsReportedWithItsRowAtAnalysis) {
   const HostCsr A = csr_from_triplets(4, 4, {0, 1, 1, 2, 3, 3}, {0, 0, 1, 1, 2, 3},
                                       {1, 1, 1, 1, 1, 1});  // row 2 has no diagonal

@@ -18,6 +18,7 @@
 #include <climits>
 #include <type_traits>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
@@ -347,17 +348,17 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   ViewArena<Device> arena;
   // Reorder, drop and split on the device (Algorithm 3.2).
   auto t0 = now();
-  const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
-  new_to_old_ = perm.new_to_old;
-  old_to_new_ = perm.old_to_new;
-  space.fence();  // core's permutation kernels run on the default instance
-  reordered_ = permute_symmetric(A, perm, arena);
+  trellis::detail::on_default_instance(space, [&] {  // core's permutation kernels
+    const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
+    new_to_old_ = perm.new_to_old;
+    old_to_new_ = perm.old_to_new;
+    reordered_ = permute_symmetric(A, perm, arena);
+  });
   auto& f = factors_;
   f.max_subdomain_rows = report_.largest_subdomain;
   f.sub_start = arena.template take<ordinal_t>("trellis::dd::sub_start", layout_.sub_start.size());
   Kokkos::deep_copy(space, f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                      layout_.sub_start.data(), layout_.sub_start.size()));
-  execution_space().fence();  // the reordered matrix is made on the default instance
   auto split = ilu::split_blocks(space, reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f, layout_.new_to_old, arena);
   report_.blocks_dropped = split.dropped;
   vector_type diag = split.diag;

@@ -10,7 +10,7 @@
 
 #include "trellis/core/types.hpp"
 #include "trellis/core/view_arena.hpp"
-#include "trellis/trsv/detail/launch_shape.hpp"
+#include "trellis/core/backend.hpp"
 
 namespace trellis::dd {
 

@@ -11,7 +11,7 @@
 
 #include "trellis/ilu/detail/block_ops.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
-#include "trellis/trsv/detail/launch_shape.hpp"
+#include "trellis/core/backend.hpp"
 
 namespace trellis::dd {
 

@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/eti.hpp"
@@ -119,8 +120,8 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   vector_type diag = ilu::split_blocks(space, blocks, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena).diag;
   const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
   auto t0 = now();
-  const LevelSets<Device> levels = analyze_levels(L, Triangle::lower);  // on the default instance
-  execution_space().fence();
+  LevelSets<Device> levels;
+  trellis::detail::on_default_instance(space, [&] { levels = analyze_levels(L, Triangle::lower); });
   analysis_seconds_ = seconds_since(t0);
   t0 = now();
   const auto out = ilu::factor_by_levels<1>(space, f, diag, pivots,
@@ -134,11 +135,11 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   inv_diag_ = f.inv_diag;
   factors_ = f;
   t0 = now();
-  lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(L, TrsvOptions{Triangle::lower, true, algorithm});
+  lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(space, L, TrsvOptions{Triangle::lower, true, algorithm});
   upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
-      CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
+      space, CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
       TrsvOptions{Triangle::upper, true, algorithm});
-  execution_space().fence();
+  space.fence();
   analysis_seconds_ += seconds_since(t0);
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), A.num_rows);
   space.fence();  // ready on every instance
@@ -152,7 +153,7 @@ void GlobalIlu0<Scalar, Device>::apply(const execution_space& space, const_vecto
 
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type y) const {
-  lower_->solve(r, y);
+  lower_->solve(space, r, y);
   auto inv = inv_diag_;
   Kokkos::parallel_for(
       "trellis::ilu0::scale", Kokkos::RangePolicy<execution_space>(space, 0, y.extent(0)),
@@ -161,7 +162,7 @@ void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const
 
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type y, vector_type z) const {
-  upper_->solve(y, z);
+  upper_->solve(space, y, z);
 }
 
 #if TRELLIS_ENABLE_ETI

@@ -25,7 +25,7 @@
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/sum_array.hpp"
-#include "trellis/trsv/detail/launch_shape.hpp"
+#include "trellis/core/backend.hpp"
 
 namespace trellis {
 

@@ -8,14 +8,20 @@
 // given in CSR; only its entries in the chosen triangle are used, so T may be
 // the whole matrix A. D comes from T's diagonal, or is 1 (unit_diagonal), or
 // is given as a separate vector to numeric().
+//
+// Every call that runs work has an overload taking an execution-space
+// instance first (the Kokkos Kernels / ArborX convention); the others use the
+// default instance. Solves with one solver must not overlap on different
+// instances: they share the solver's flags and work arrays.
 #include <Kokkos_Core.hpp>
 #include <string>
 
+#include "trellis/core/eti.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/triangle.hpp"
 #include "trellis/trsv/algorithm.hpp"
-#include "trellis/trsv/detail/factor_data.hpp"
+#include "trellis/trsv/detail/solve_plans.hpp"
 
 namespace trellis {
 
@@ -28,6 +34,7 @@ struct TrsvOptions {
 template <class Scalar = double, class Device = DefaultDevice>
 class TriangularSolver {
  public:
+  using execution_space = typename Device::execution_space;
   using matrix_type = CsrMatrix<Scalar, Device>;
   using vector_type = Kokkos::View<Scalar*, Device>;
   using const_vector_type = Kokkos::View<const Scalar*, Device>;
@@ -35,38 +42,50 @@ class TriangularSolver {
   /// Symbolic and numeric phases for T. Throws StructureError for a
   /// non-square T, PivotError naming the row for a missing, zero or
   /// non-finite diagonal (unless unit_diagonal).
+  TriangularSolver(const execution_space& space, const matrix_type& T, TrsvOptions options);
   TriangularSolver(const matrix_type& T, TrsvOptions options);
 
   /// New values for the pattern analysed at construction.
+  void numeric(const execution_space& space, const matrix_type& T);
   void numeric(const matrix_type& T);
   /// New values, with D given separately (the (L + D) x = b form); T's own
   /// diagonal entries are then ignored.
+  void numeric(const execution_space& space, const matrix_type& T, const_vector_type diagonal);
   void numeric(const matrix_type& T, const_vector_type diagonal);
 
   /// x = (T_triangle + D)^{-1} b. b and x may be the same View.
+  void solve(const execution_space& space, const_vector_type b, vector_type x) const;
   void solve(const_vector_type b, vector_type x) const;
 
   /// The algorithm that runs (for `automatic`, the one it picked).
-  TrsvAlgorithm algorithm() const { return algorithm_; }
+  TrsvAlgorithm algorithm() const { return plans_.algorithm; }
   /// Why `automatic` picked it, or the requested name.
   const std::string& choice_reason() const { return reason_; }
-  const LevelSets<Device>& levels() const { return data_.levels; }
+  const LevelSets<Device>& levels() const { return plans_.levels; }
   const TrsvOptions& options() const { return options_; }
   /// Seconds spent in the analysis (symbolic phase), device fenced.
   double analysis_seconds() const { return analysis_seconds_; }
-  ordinal_t num_rows() const { return data_.n; }
+  ordinal_t num_rows() const { return plans_.factor.n; }
   /// Stored entries of the strict triangle (the work of one solve is
   /// 2 * (nnz_strict + n) flops).
-  offset_t nnz_strict() const { return data_.nnz_strict; }
+  offset_t nnz_strict() const { return plans_.factor.nnz_strict; }
 
  private:
   TrsvOptions options_;
-  TrsvAlgorithm algorithm_;
   std::string reason_;
   double analysis_seconds_ = 0;
-  mutable detail::FactorData<Scalar, Device> data_;
+  // Mutable: a solve advances the element plan's epoch.
+  mutable detail::SolvePlans<Scalar, Device> plans_;
 };
 
 }  // namespace trellis
 
 #include "trellis/trsv/detail/triangular_solver_impl.hpp"
+
+#if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
+namespace trellis {
+#define TRELLIS_TRSV_ETI(DEVICE) extern template class TriangularSolver<double, DEVICE>;
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_TRSV_ETI)
+#undef TRELLIS_TRSV_ETI
+}  // namespace trellis
+#endif

@@ -1,8 +1,11 @@
 #pragma once
-// TriangularSolver: analysis, numeric update, dispatch to the kernels.
+// TriangularSolver: analysis, numeric update, and the dispatch from an
+// algorithm to its family's plan and kernel. A new family (tiled) adds an
+// enumerator, a plan in SolvePlans, and one case to each switch below.
 #include <Kokkos_Timer.hpp>
 #include <cstdio>
 
+#include "trellis/core/errors.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
 #include "trellis/trsv/detail/value_flag_kernels.hpp"
@@ -11,6 +14,21 @@
 namespace trellis {
 
 namespace detail {
+
+enum class TrsvFamily { levelset, element };
+
+inline TrsvFamily family_of(TrsvAlgorithm a) {
+  switch (a) {
+    case TrsvAlgorithm::levelset_csr:
+    case TrsvAlgorithm::levelset_csc: return TrsvFamily::levelset;
+    case TrsvAlgorithm::elmr:
+    case TrsvAlgorithm::elmr_value:
+    case TrsvAlgorithm::elmc:
+    case TrsvAlgorithm::syncfree_naive: return TrsvFamily::element;
+    case TrsvAlgorithm::automatic: break;
+  }
+  throw Error("trsv: algorithm not resolved to a family");
+}
 
 inline bool needs_csc(TrsvAlgorithm a) {
   return a == TrsvAlgorithm::levelset_csc || a == TrsvAlgorithm::elmc ||
@@ -31,19 +49,46 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
 }
 
-/// Runs one solve with a concrete algorithm. x_old is Gauss-Seidel's x_k for
-/// factors that keep the opposite triangle (CSR algorithms only).
+/// Symbolic phase for `requested` (automatic: chosen from the levels, the
+/// reason written to `reason`). The CSC copy is built when the requested
+/// algorithm needs it; `automatic` only ever picks CSR algorithms.
+/// keep_other: keep the opposite triangle (Gauss-Seidel).
 template <class Scalar, class Device>
-void run_solve(TrsvAlgorithm algorithm, FactorData<Scalar, Device>& d,
+SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space,
+                                   const CsrMatrix<Scalar, Device>& T, Triangle tri,
+                                   bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
+                                   std::string& reason) {
+  using exec = typename Device::execution_space;
+  SolvePlans<Scalar, Device> s;
+  s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
+  s.levels = factor_levels(space, s.factor);
+  if (requested == TrsvAlgorithm::automatic) {
+    s.algorithm = choose_algorithm<exec>(s.levels, reason);
+  } else {
+    s.algorithm = requested;
+    reason = std::string("requested ") + to_string(requested);
+  }
+  switch (family_of(s.algorithm)) {
+    case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
+    case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
+  }
+  return s;
+}
+
+/// Runs one solve. x_old is Gauss-Seidel's x_k for factors that keep the
+/// opposite triangle (CSR algorithms only).
+template <class Scalar, class Device>
+void run_solve(const typename Device::execution_space& space, SolvePlans<Scalar, Device>& s,
                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
                Kokkos::View<const Scalar*, Device> x_old) {
-  switch (algorithm) {
-    case TrsvAlgorithm::levelset_csr: levelset_csr_solve(d, b, x, x_old); break;
-    case TrsvAlgorithm::levelset_csc: levelset_csc_solve(d, b, x); break;
-    case TrsvAlgorithm::elmr: elmr_solve(d, b, x, x_old); break;
-    case TrsvAlgorithm::elmr_value: elmr_value_solve(d, b, x, x_old); break;
-    case TrsvAlgorithm::elmc: elmc_solve(d, b, x); break;
-    case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(d, b, x); break;
+  const auto& f = s.factor;
+  switch (s.algorithm) {
+    case TrsvAlgorithm::levelset_csr: levelset_csr_solve(space, f, *s.levelset, b, x, x_old); break;
+    case TrsvAlgorithm::levelset_csc: levelset_csc_solve(space, f, *s.levelset, b, x); break;
+    case TrsvAlgorithm::elmr: elmr_solve(space, f, *s.element, b, x, x_old); break;
+    case TrsvAlgorithm::elmr_value: elmr_value_solve(space, f, *s.element, b, x, x_old); break;
+    case TrsvAlgorithm::elmc: elmc_solve(space, f, *s.element, b, x); break;
+    case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(space, f, *s.element, b, x); break;
     case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");
   }
 }
@@ -52,42 +97,58 @@ void run_solve(TrsvAlgorithm algorithm, FactorData<Scalar, Device>& d,
 
 template <class Scalar, class Device>
 TriangularSolver<Scalar, Device>::TriangularSolver(const matrix_type& T, TrsvOptions options)
-    : options_(options), algorithm_(options.algorithm) {
-  using exec = typename Device::execution_space;
-  Kokkos::fence();
+    : TriangularSolver(execution_space(), T, options) {}
+
+template <class Scalar, class Device>
+TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
+                                                   const matrix_type& T, TrsvOptions options)
+    : options_(options) {
+  space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
-  // The CSC copy is built when the requested algorithm needs it; `automatic`
-  // only ever picks CSR algorithms.
-  detail::analyze_factor(data_, T, options.triangle, options.unit_diagonal,
-                         detail::needs_csc(options.algorithm));
-  if (algorithm_ == TrsvAlgorithm::automatic)
-    algorithm_ = detail::choose_algorithm<exec>(data_.levels, reason_);
-  else
-    reason_ = std::string("requested ") + to_string(algorithm_);
-  Kokkos::fence();
+  plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
+                           /*keep_other=*/false, reason_);
+  space.fence();
   analysis_seconds_ = timer.seconds();
-  numeric(T);
+  numeric(space, T);
 }
 
 template <class Scalar, class Device>
 void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T) {
-  detail::load_factor_values(data_, T, const_vector_type());
+  numeric(execution_space(), T);
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, const matrix_type& T) {
+  detail::load_factor_values(space, plans_.factor, T, const_vector_type());
 }
 
 template <class Scalar, class Device>
 void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T, const_vector_type diagonal) {
-  if (!diagonal.data() && data_.n > 0)
+  numeric(execution_space(), T, diagonal);
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, const matrix_type& T,
+                                               const_vector_type diagonal) {
+  if (!diagonal.data() && plans_.factor.n > 0)
     throw StructureError("triangular solve: numeric() got an empty diagonal");
-  detail::load_factor_values(data_, T, diagonal);
+  detail::load_factor_values(space, plans_.factor, T, diagonal);
 }
 
 template <class Scalar, class Device>
 void TriangularSolver<Scalar, Device>::solve(const_vector_type b, vector_type x) const {
-  if (b.extent(0) != size_t(data_.n) || x.extent(0) != size_t(data_.n))
+  solve(execution_space(), b, x);
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::solve(const execution_space& space, const_vector_type b,
+                                             vector_type x) const {
+  const ordinal_t n = plans_.factor.n;
+  if (b.extent(0) != size_t(n) || x.extent(0) != size_t(n))
     throw StructureError("triangular solve: vectors of length " + std::to_string(b.extent(0)) +
-                         " and " + std::to_string(x.extent(0)) + " for " +
-                         std::to_string(data_.n) + " rows");
-  detail::run_solve(algorithm_, data_, b, x, const_vector_type(x));
+                         " and " + std::to_string(x.extent(0)) + " for " + std::to_string(n) +
+                         " rows");
+  detail::run_solve(space, plans_, b, x, const_vector_type(x));
 }
 
 }  // namespace trellis

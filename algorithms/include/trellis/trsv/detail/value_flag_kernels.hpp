@@ -62,48 +62,56 @@ KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
   return v.value;
 }
 
+/// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries.
 template <class Scalar, class Device>
-void elmr_value_solve(FactorData<Scalar, Device>& d, Kokkos::View<const Scalar*, Device> b,
+void elmr_value_solve(const typename Device::execution_space& space,
+                      const TriangularFactor<Scalar, Device>& factor,
+                      ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                       Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   if constexpr (!has_value_flag<Scalar>()) {
     throw InputError("elmr-value: needs a float or double scalar type");
   } else {
     using exec = typename Device::execution_space;
     using Bits = typename Unpublished<Scalar>::bits_type;
-    if (d.n == 0) return;
+    const ordinal_t n = factor.n;
+    if (n == 0) return;
     // x is overwritten with the sentinel: an input that aliases it is read
     // from a copy (in-place solves, in-place Gauss-Seidel sweeps).
     const bool b_aliased = b.data() == x.data();
-    const bool old_aliased = d.has_other && x_old.data() == x.data();
+    const bool old_aliased = factor.has_other && x_old.data() == x.data();
     if (b_aliased && old_aliased)
       throw Error("elmr-value: b and x_old cannot both alias x");
     if (b_aliased || old_aliased) {
-      if (d.work.extent(0) != size_t(d.n))
-        d.work = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing("trsv_work"), d.n);
-      Kokkos::deep_copy(d.work, x);
-      if (b_aliased) b = d.work;
-      else x_old = d.work;
+      if (plan.work.extent(0) != size_t(n))
+        plan.work = Kokkos::View<Scalar*, Device>(
+            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::work"), n);
+      Kokkos::deep_copy(space, plan.work, x);
+      if (b_aliased) b = plan.work;
+      else x_old = plan.work;
     }
     Bits* xb = reinterpret_cast<Bits*>(x.data());
     Kokkos::parallel_for(
-        "trellis::trsv::elmr_value_reset", Kokkos::RangePolicy<exec>(0, d.n),
+        "trellis::trsv::elmr_value_reset", Kokkos::RangePolicy<exec>(space, 0, n),
         KOKKOS_LAMBDA(ordinal_t i) { xb[i] = Unpublished<Scalar>::bits; });
-    const auto c = d.views();
+    const auto rows = factor.rows;
+    const auto other = factor.other;
+    const auto inv_diag = factor.inv_diag;
+    const auto order = plan.order;
     using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
-    for_each_ticket(d, "trellis::trsv::elmr_value", max_vector_width<exec>(),
+    for_each_ticket(space, plan, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
                     KOKKOS_LAMBDA(const member_type& m, int t) {
-                      const ordinal_t i = c.level_rows(t);
-                      Scalar sum = other_part(m, c, i, x_old), tri = 0;
+                      const ordinal_t i = order(t);
+                      Scalar sum = other_part(m, other, i, x_old), tri = 0;
                       Kokkos::parallel_reduce(
-                          Kokkos::ThreadVectorRange(m, c.row_map(i), c.row_map(i + 1)),
+                          Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
                           [&](offset_t k, Scalar& s) {
-                            s += c.row_values(k) * wait_for_value<Scalar>(xb + c.col_ind(k));
+                            s += rows.values(k) * wait_for_value<Scalar>(xb + rows.col_ind(k));
                           },
                           tri);
                       sum += tri;
                       Kokkos::single(Kokkos::PerThread(m), [&]() {
                         ScalarBits<Scalar> v;
-                        v.value = (b(i) - sum) * c.inv_diag(i);
+                        v.value = (b(i) - sum) * inv_diag(i);
                         Kokkos::volatile_store(xb + i, v.bits);
                       });
                     });

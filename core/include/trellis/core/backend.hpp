@@ -1,7 +1,8 @@
 #pragma once
-// Team shapes for the triangular-solve kernels. On GPUs a team is a block of
-// rows_per_team(K) vector groups of K lanes (256 threads); on host backends a
-// team is one thread and vector lanes are 1.
+// What kernels need to know of the backend they run on: host or GPU, team
+// shapes (on GPUs a team is a block of rows_per_team(K) vector groups of K
+// lanes, 256 threads; on host backends a team is one thread and vector lanes
+// are 1), and how to order routines that take no execution-space instance.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 
@@ -28,6 +29,17 @@ int rows_per_team(int K) {
 template <class Exec>
 int chain_rows(int K) {
   return is_host_space<Exec>() ? 64 : rows_per_team<Exec>(K);
+}
+
+/// Runs `routine` (Kokkos Kernels 3.4's sort, spmv and axpy, core's level
+/// and transpose analyses: routines that take no instance and run on the
+/// default one) after the work queued on `space`, and finishes it before
+/// anything queued on `space` afterwards.
+template <class Exec, class Routine>
+void on_default_instance(const Exec& space, Routine&& routine) {
+  space.fence();
+  routine();
+  Exec().fence();
 }
 
 }  // namespace trellis::detail

@@ -1,0 +1,75 @@
+#pragma once
+// Analysis plan of the element-scheduled / sync-free family (ELMR, ELMR-V,
+// ELMC, GSF): the dispatch order, ready flags, dependency counters and the
+// ticket. Flags and counters count solves ("epochs") so that they never need
+// resetting between solves; the ticket resets itself.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+
+#include "trellis/core/level_sets.hpp"
+#include "trellis/trsv/detail/factor.hpp"
+
+namespace trellis::detail {
+
+/// Kernels capture the Views they read by name, not the plan.
+template <class Scalar, class Device>
+struct ElementPlan {
+  template <class T>
+  using view = Kokkos::View<T, Device>;
+
+  view<ordinal_t*> order;  // jlev: unknowns in level order, the ticket order
+  view<int*> ready;        // ready(i) == epoch: x(i) published in this solve
+  view<int*> counters;     // counters(i) == epoch * deps(i): all dependencies in
+  view<int*> deps;         // dependencies of each row (strict row length)
+  view<int> ticket;        // next position of `order` to hand out
+  int max_deps = 0;
+  int epoch = 0;
+  // Copy of an input that aliases x, for kernels that overwrite x first
+  // (elmr-value); allocated on first need.
+  view<Scalar*> work;
+};
+
+template <class Scalar, class Device>
+ElementPlan<Scalar, Device> build_element_plan(const typename Device::execution_space& space,
+                                               const TriangularFactor<Scalar, Device>& f,
+                                               const LevelSets<Device>& levels) {
+  using exec = typename Device::execution_space;
+  using flags = Kokkos::View<int*, Device>;
+  const ordinal_t n = f.n;
+  ElementPlan<Scalar, Device> p;
+  p.order = levels.level_rows;
+  p.deps = flags(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::deps"), n);
+  auto deps = p.deps;
+  auto row_map = f.rows.row_map;
+  int max_deps = 0;
+  Kokkos::parallel_reduce(
+      "trellis::trsv::deps", Kokkos::RangePolicy<exec>(space, 0, n),
+      KOKKOS_LAMBDA(ordinal_t i, int& m) {
+        deps(i) = int(row_map(i + 1) - row_map(i));
+        if (deps(i) > m) m = deps(i);
+      },
+      Kokkos::Max<int>(max_deps));
+  p.max_deps = n ? max_deps : 0;
+  // Zeroed: epochs start at 1.
+  p.ready = flags(Kokkos::view_alloc(space, "trellis::trsv::ready"), n);
+  p.counters = flags(Kokkos::view_alloc(space, "trellis::trsv::counters"), n);
+  p.ticket = Kokkos::View<int, Device>(Kokkos::view_alloc(space, "trellis::trsv::ticket"));
+  p.epoch = 0;
+  return p;
+}
+
+/// Next solve number; resets flags and counters before the counters
+/// (epoch * dependencies) could overflow.
+template <class Scalar, class Device>
+int next_epoch(const typename Device::execution_space& space, ElementPlan<Scalar, Device>& p) {
+  const int limit = INT_MAX / std::max(1, p.max_deps) - 1;
+  if (p.epoch >= limit) {
+    Kokkos::deep_copy(space, p.ready, 0);
+    Kokkos::deep_copy(space, p.counters, 0);
+    p.epoch = 0;
+  }
+  return ++p.epoch;
+}
+
+}  // namespace trellis::detail
