@@ -21,12 +21,7 @@
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
 #include "trellis/solvers/gmres.hpp"
-#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
-#include "trellis/solvers/preconditioners/gauss_seidel.hpp"
-#include "trellis/solvers/preconditioners/global_ilu0.hpp"
-#include "trellis/solvers/preconditioners/identity.hpp"
-#include "trellis/solvers/preconditioners/jacobi.hpp"
-#include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -39,23 +34,23 @@ struct SolveArgs {
   std::string problem = gallery::default_problem_spec;
   std::string solver = "bicgstab";
   std::string precond = "dd";  // the backend's default application
-  std::string form = "right";  // M^{-1} whole: the fused DD kernels apply
+  BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
   KrylovOptions krylov;
-  DdOptions dd;
+  PreconditionerOptions options;
   bool compare = false;
   std::string history;  // CSV path; the SVG plot goes beside it
 };
 
-const char* solve_usage =
+const std::string solve_usage =
     "usage: trellis solve [PROBLEM] [options]\n"
     "  --solver bicgstab|gmres|cg      (default bicgstab)\n"
-    "  --precond NAME[:VARIANT]        none, jacobi, gs, sgs, ilu0[:TRSV-ALGORITHM], ilu0-kk,\n"
-    "                                  dd[:dag_ec_ILDUO_fused|dag_vc_ILDUO_fused|dag_ec_ILD_UO]\n"
-    "                                  (default dd: dag_ec_ILDUO_fused on GPUs, dag_vc_ILDUO_fused on CPUs)\n"
-    "  --form right|split              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
+    "  --precond NAME[:VARIANT]        (default dd) one of\n" +
+    preconditioner_usage(34) +
+    "                                  (names in any case, '_' for '-': the papers' dag_ec_ILDUO_fused works)\n"
+    "  --form " + names<BicgstabForm>("|") + "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
     "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
-    "  --subdomain-rows N  --partitioner auto|geometric|metis|slabs|contiguous  --pivot-boost B\n"
+    "  --subdomain-rows N  --partitioner " + names<Partitioner>("|") + "  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n";
@@ -79,14 +74,14 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
       throw InputError(k + ": '" + v + "' is not a number");
     };
     if (k == "--solver") a.solver = value();
-    else if (k == "--precond") a.precond = value();
-    else if (k == "--form") a.form = value();
+    else if (k == "--precond") a.precond = canonical_preconditioner(value());
+    else if (k == "--form") a.form = parse<BicgstabForm>(value());
     else if (k == "--tol") a.krylov.rel_tol = number(value());
     else if (k == "--max-iter") a.krylov.max_iterations = int(number(value()));
     else if (k == "--restart") a.krylov.restart = int(number(value()));
-    else if (k == "--subdomain-rows") a.dd.subdomain_rows = ordinal_t(number(value()));
-    else if (k == "--partitioner") a.dd.partitioner = parse_partitioner(value());
-    else if (k == "--pivot-boost") a.dd.pivots.boost = number(value());
+    else if (k == "--subdomain-rows") a.options.subdomain_rows = ordinal_t(number(value()));
+    else if (k == "--partitioner") a.options.partitioner = parse<Partitioner>(value());
+    else if (k == "--pivot-boost") a.options.pivots.boost = number(value());
     else if (k == "--compare") a.compare = true;
     else if (k == "--history") a.history = value();
     else if (k.rfind("--", 0) == 0) throw InputError("unknown option '" + k + "'\n" + solve_usage);
@@ -95,7 +90,6 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
   }
   if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
     throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
-  if (a.form != "split" && a.form != "right") throw InputError("unknown form '" + a.form + "' (split or right)");
   return a;
 }
 
@@ -125,70 +119,34 @@ KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>
   KrylovResult r;
   if (a.solver == "cg") r = cg(A, M, b, x, o);
   else if (a.solver == "gmres") r = gmres(A, M, b, x, o);
-  else r = bicgstab(A, M, b, x, o, a.form == "split" ? BicgstabForm::split : BicgstabForm::right);
+  else r = bicgstab(A, M, b, x, o, a.form);
   if (o.on_iteration) std::printf("\r%60s\r", "");
   return r;
 }
 
 /// Solves A x = A 1 with the preconditioner named by spec.
 Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveArgs& a) {
-  const std::string name = spec.substr(0, spec.find(':'));
-  const std::string variant = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
-  Run run;
-  run.label = spec;
   const size_t n = size_t(p.matrix.num_rows);
-  Vector ones("ones", n), b("b", n), x("x", n);
+  Vector ones("ones", n), b("b", n);
   Kokkos::deep_copy(ones, 1.0);
   const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
   BsrOperator<double, Device> A(copy_to<Device>(blocks));
   A.apply(ones, b);
+  PreconditionerOptions options = a.options;
+  if (p.grid[0] > 0 && options.grid[0] == 0) options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
   auto t0 = now();
-  if (name == "dd") {
-    DdOptions opt = a.dd;
-    if (p.grid[0] > 0 && opt.grid[0] == 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
-    auto dd = std::make_shared<const DomainDecompositionIlu<double, Device>>(blocks, opt);
-    run.setup_seconds = seconds_since(t0);
-    const DdReport& r = dd->report();
-    run.setup_detail = r.describe();
-    BsrOperator<double, Device> Ar(dd->reordered_matrix());
-    const DdApply v = variant.empty() ? dd->default_variant() : parse_dd_apply(variant);
-    run.label = std::string("dd:") + to_string(v);
-    DdPreconditioner<double, Device> M(dd, v, true);
-    Vector br("b_reordered", n), xr("x_reordered", n);
-    dd->to_reordered(b, br);
-    t0 = now();
-    run.result = run_solver(a, Ar, M, br, xr);
-    Kokkos::fence();
-    run.solve_seconds = seconds_since(t0);
-    return run;
-  }
-  std::unique_ptr<Preconditioner<double, Device>> M;
-  const auto point = [&] { return copy_to<Device>(p.matrix); };
-  if (name == "none") M = std::make_unique<IdentityPreconditioner<double, Device>>();
-  else if (name == "jacobi") M = std::make_unique<JacobiPreconditioner<double, Device>>(point());
-  else if (name == "gs" || name == "sgs")
-    M = std::make_unique<GaussSeidelPreconditioner<double, Device>>(
-        point(), name == "gs" ? SweepDirection::forward : SweepDirection::symmetric);
-  else if (name == "ilu0") {
-    auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(
-        p.matrix, a.dd.pivots, variant.empty() ? TrsvAlgorithm::automatic : parse_trsv_algorithm(variant));
-    run.setup_detail = "global ILU0: analysis " + std::to_string(ilu->analysis_seconds()) + " s, factorization " +
-                       std::to_string(ilu->factorization_seconds()) + " s, solves " + to_string(ilu->algorithm());
-    M = std::make_unique<GlobalIlu0Preconditioner<double, Device>>(ilu);
-  } else if (name == "ilu0-kk") {
-    const GlobalIlu0<double, Device> ilu(p.matrix, a.dd.pivots);
-    auto kk = std::make_unique<KokkosKernelsIlu0Preconditioner<double, Device>>(ilu);
-    run.setup_detail = "global ILU0 (ours) + Kokkos Kernels sptrsv SEQLVLSCHD_TP1: factorization " +
-                       std::to_string(ilu.factorization_seconds()) + " s, KK symbolic " +
-                       std::to_string(kk->analysis_seconds()) + " s";
-    M = std::move(kk);
-  } else {
-    throw InputError("unknown preconditioner '" + spec + "' (expected none, jacobi, gs, sgs, ilu0[:ALG], ilu0-kk, dd[:VARIANT])");
-  }
+  const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, A.matrix(), options);
   Kokkos::fence();
+  Run run;
   run.setup_seconds = seconds_since(t0);
+  run.label = M.name;
+  run.setup_detail = M.setup_report;
+  // dd solves in its reordered numbering (no permutation per application).
+  BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());
+  Vector b_solver("b_solver", n), x_solver("x_solver", n);
+  M.to_reordered(b, b_solver);
   t0 = now();
-  run.result = run_solver(a, A, *M, b, x);
+  run.result = run_solver(a, op, *M.preconditioner, b_solver, x_solver);
   Kokkos::fence();
   run.solve_seconds = seconds_since(t0);
   return run;
@@ -220,7 +178,7 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
 
 int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)
-    if (s == "--help" || s == "-h") return std::printf("%s", solve_usage), 0;
+    if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_args(args);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(),

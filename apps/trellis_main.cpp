@@ -11,6 +11,7 @@
 #include "trellis/config.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/gallery/problem_spec.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
 
 namespace {
 
@@ -24,9 +25,10 @@ void print_usage(std::FILE* to) {
                "memory\n"
                "  help             this text\n"
                "  version          the Trellis version and Kokkos backend\n\n"
-               "PROBLEM is a Matrix Market file or a generated problem (default: %s):\n%s",
-               trellis::gallery::default_problem_spec,
-               trellis::gallery::problem_spec_help().c_str());
+               "PROBLEM is a Matrix Market file or a generated problem (default: %s):\n%s\n"
+               "Preconditioners (trellis solve --precond NAME[:VARIANT]):\n%s",
+               trellis::gallery::default_problem_spec, trellis::gallery::problem_spec_help().c_str(),
+               trellis::preconditioner_usage(2).c_str());
 }
 
 }  // namespace

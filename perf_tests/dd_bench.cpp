@@ -136,13 +136,13 @@ int main(int argc, char** argv) {
       // Table 5.2: lower solves; the first variant is the reference of the others.
       dd.lower_solve_reordered(r, ref_lower, DdLowerSolve::dag_ec_lds);
       std::map<std::string, double> ms;
-      for (DdLowerSolve v : all_dd_lower_solves())
+      for (DdLowerSolve v : values<DdLowerSolve>())
         ms[to_string(v)] = rec.run(to_string(v), [&] { dd.lower_solve_reordered(r, out, v); }, out, ref_lower);
       // Table 5.3: applications.
       dd.apply_reordered(r, ref_apply, DdApply::dag_vc_ILDUO_fused);
-      for (DdApply v : all_dd_applies())
+      for (DdApply v : values<DdApply>())
         ms[to_string(v)] = rec.run(to_string(v), [&] { dd.apply_reordered(r, out, v); }, out, ref_apply);
-      const double fused = ms["dag_ec_ILDUO_fused"];
+      const double fused = ms["dag-ec-ilduo-fused"];
       // Section 4.5 simulated: each rank's share of the subdomains timed alone
       // on this device (what that rank would run on its own GPU, with no
       // communication); the parallel time is the slowest share.
@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
       std::string line;
       char buf[256];
       std::snprintf(buf, sizeof buf, "%-34s %7.3f %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f", p.name.c_str(),
-                    ms["spin_loop_lds"], ms["dag_ec_no_lds"], ms["dag_ec_lds"], ms["dag_ec_lds_ud"],
-                    ms["dag_ec_ILD_UO"], ms["dag_vc_ILDUO_fused"], fused);
+                    ms["spin-loop-lds"], ms["dag-ec-no-lds"], ms["dag-ec-lds"], ms["dag-ec-lds-ud"],
+                    ms["dag-ec-ild-uo"], ms["dag-vc-ilduo-fused"], fused);
       line = buf;
 #if defined(TRELLIS_WITH_CUSPARSE)
       // Global ILU0 of the undecomposed point matrix, original ordering.
@@ -195,10 +195,10 @@ int main(int argc, char** argv) {
         }
         row.set("speedup_fused_vs_cusparse", cs_apply / fused)
             .set("speedup_fused_vs_best_global", best_global / fused)
-            .set("speedup_lower_ud_vs_cusparse_lower", cs_lower / ms["dag_ec_lds_ud"]);
+            .set("speedup_lower_ud_vs_cusparse_lower", cs_lower / ms["dag-ec-lds-ud"]);
         vs_cusparse.push_back(cs_apply / fused);
         vs_global.push_back(best_global / fused);
-        lower_vs_cusparse.push_back(cs_lower / ms["dag_ec_lds_ud"]);
+        lower_vs_cusparse.push_back(cs_lower / ms["dag-ec-lds-ud"]);
         std::snprintf(buf, sizeof buf, " | %7.3f %7.3f %7.3f | %6.2fx %6.2fx", cs_lower, cs_apply, best_global,
                       cs_apply / fused, best_global / fused);
         line += buf;
@@ -224,8 +224,8 @@ int main(int argc, char** argv) {
       doc.set("geomean_fused_vs_cusparse", bench::geometric_mean(vs_cusparse))
           .set("geomean_fused_vs_best_global", bench::geometric_mean(vs_global))
           .set("geomean_lower_ud_vs_cusparse_lower", bench::geometric_mean(lower_vs_cusparse));
-      std::printf("geomean: dag_ec_ILDUO_fused vs cuSPARSE ILU0 %.2fx, vs best global Trellis ILU0 %.2fx; "
-                  "dag_ec_lds_ud vs cuSPARSE lower %.2fx\n",
+      std::printf("geomean: dag-ec-ilduo-fused vs cuSPARSE ILU0 %.2fx, vs best global Trellis ILU0 %.2fx; "
+                  "dag-ec-lds-ud vs cuSPARSE lower %.2fx\n",
                   bench::geometric_mean(vs_cusparse), bench::geometric_mean(vs_global),
                   bench::geometric_mean(lower_vs_cusparse));
     }

@@ -1,7 +1,7 @@
 // solve_bench: seed 000's Tables 5.5-5.6 on this machine. BiCGSTAB (Algorithm
 // 2.1 with K1 = I, K2 = M: right preconditioning, M^{-1} applied whole, as the
 // fused DD kernels need and as OPM's solver does) to a relative tolerance with
-//   dd:dag_ec_ILDUO_fused, dd:dag_vc_ILDUO_fused   (subdomain ILDU0, reordered system)
+//   dd:dag-ec-ilduo-fused, dd:dag-vc-ilduo-fused   (subdomain ILDU0, reordered system)
 //   ilu0:elmr-value, ilu0:levelset-csr             (Trellis global ILU0)
 //   cusparse-ilu0                                  (csrilu02 + SpSV; CUDA builds)
 // on the same right-hand side b = A 1, same SpMV kernel (BSR). Reported:
@@ -13,6 +13,7 @@
 // construction, then the median of three (an application that refactors in
 // a Newton or time loop sets up warm). The global ILU0 setups (seconds: Kokkos
 // Kernels' host-side symbolic analysis) are timed once, from the host matrix.
+// Trellis's preconditioners come from the preconditioner factory, by name.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -27,8 +28,7 @@
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
-#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
-#include "trellis/solvers/preconditioners/global_ilu0.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
 
 namespace {
 
@@ -38,6 +38,9 @@ using Vector = Kokkos::View<double*, Device>;
 using ConstVector = Kokkos::View<const double*, Device>;
 using bench::JsonArray;
 using bench::JsonObject;
+
+/// The method the speedups are about.
+constexpr const char* fused_method = "dd:dag-ec-ilduo-fused";
 
 struct Outcome {
   std::string method;
@@ -103,8 +106,8 @@ int main(int argc, char** argv) {
     }
     else if (k == "--json" && i + 1 < argc) json = argv[++i];
     else if (k == "--no-real-matrices") real = false;
-    else if (k == "--subdomain-rows" && i + 1 < argc) subdomain_rows = std::atoi(argv[++i]);  // DdOptions::subdomain_rows
-    else if (k == "--partitioner" && i + 1 < argc) partitioner = parse_partitioner(argv[++i]);  // DdOptions::partitioner
+    else if (k == "--subdomain-rows" && i + 1 < argc) subdomain_rows = std::atoi(argv[++i]);  // PreconditionerOptions::subdomain_rows
+    else if (k == "--partitioner" && i + 1 < argc) partitioner = parse<Partitioner>(argv[++i]);  // PreconditionerOptions::partitioner
     else if (k == "--quick") problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
     else return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
   }
@@ -131,42 +134,48 @@ int main(int argc, char** argv) {
       A.apply(ones, b);
       std::vector<Outcome> runs;
       BicgstabWorkspace<double, Device> ws;
+      PreconditionerOptions options;
+      options.subdomain_rows = subdomain_rows;
+      options.partitioner = partitioner;
+      if (p.grid[0] > 0) options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
+      // A solve in the preconditioner's numbering (dd: the reordered system).
+      const auto solve = [&](const BuiltPreconditioner& M, double setup_s) {
+        BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());
+        Vector b_solver("b_solver", n);
+        M.to_reordered(b, b_solver);
+        runs.push_back(time_solve(M.name, setup_s, op, *M.preconditioner, b_solver, o, ws));
+      };
       JsonObject dd_setup;
-      if (run_dd) try {
-        DdOptions opt;
-        opt.subdomain_rows = subdomain_rows;
-        opt.partitioner = partitioner;
-        if (p.grid[0] > 0) opt.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
-        std::shared_ptr<const DomainDecompositionIlu<double, Device>> dd;
-        const double setup = time_setup(
-            dd, [&] { return std::make_shared<const DomainDecompositionIlu<double, Device>>(A.matrix(), opt); });
-        const DdReport& rep = dd->report();
-        dd_setup = JsonObject()
-                       .set("partition_s", rep.seconds_partition)
-                       .set("reorder_s", rep.seconds_reorder)
-                       .set("analysis_s", rep.seconds_analysis)
-                       .set("factorization_s", rep.seconds_factorization)
-                       .set("subdomains", (long long)rep.subdomains);
-        std::printf("  dd setup (last of the timed runs): partition %.4f, reorder %.4f, analysis %.4f, "
-                    "factorization %.4f s; %d subdomains\n",
-                    rep.seconds_partition, rep.seconds_reorder, rep.seconds_analysis, rep.seconds_factorization,
-                    int(rep.subdomains));
-        BsrOperator<double, Device> Ar(dd->reordered_matrix());
-        Vector br("b_reordered", n);
-        dd->to_reordered(b, br);
-        for (DdApply v : {DdApply::dag_ec_ILDUO_fused, DdApply::dag_vc_ILDUO_fused})
-          runs.push_back(time_solve(std::string("dd:") + to_string(v), setup, Ar, DdPreconditioner<double, Device>(dd, v, true),
-                                    br, o, ws));
-      } catch (const Error& e) {
-        std::printf("  dd skipped: %s\n", e.what());
+      for (const char* spec : {fused_method, "dd:dag-vc-ilduo-fused"}) {
+        if (run_dd) try {
+          std::shared_ptr<const BuiltPreconditioner> M;
+          const double setup = time_setup(M, [&] {
+            return std::make_shared<const BuiltPreconditioner>(make_preconditioner(spec, p.matrix, A.matrix(), options));
+          });
+          if (std::string(spec) == fused_method) {
+            const DdReport& rep = *M->dd_report;
+            dd_setup = JsonObject()
+                           .set("partition_s", rep.seconds_partition)
+                           .set("reorder_s", rep.seconds_reorder)
+                           .set("analysis_s", rep.seconds_analysis)
+                           .set("factorization_s", rep.seconds_factorization)
+                           .set("subdomains", (long long)rep.subdomains);
+            std::printf("  dd setup (last of the timed runs): partition %.4f, reorder %.4f, analysis %.4f, "
+                        "factorization %.4f s; %d subdomains\n",
+                        rep.seconds_partition, rep.seconds_reorder, rep.seconds_analysis, rep.seconds_factorization,
+                        int(rep.subdomains));
+          }
+          solve(*M, setup);
+        } catch (const Error& e) {
+          std::printf("  dd skipped: %s\n", e.what());
+        }
       }
-      for (TrsvAlgorithm a : {TrsvAlgorithm::elmr_value, TrsvAlgorithm::levelset_csr}) {
+      for (const char* spec : {"ilu0:elmr-value", "ilu0:levelset-csr"}) {
         if (run_global) try {
           Kokkos::Timer t;
-          auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(p.matrix, ilu::PivotOptions{}, a);
+          const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, options);
           Kokkos::fence();
-          runs.push_back(time_solve(std::string("ilu0:") + to_string(a), t.seconds(), A,
-                                    GlobalIlu0Preconditioner<double, Device>(ilu), b, o, ws));
+          solve(M, t.seconds());
         } catch (const Error& e) {
           std::printf("  ilu0 skipped: %s\n", e.what());
         }
@@ -197,7 +206,7 @@ int main(int argc, char** argv) {
                          .set("setup_s", r.setup_s)
                          .set("true_relative_residual", r.result.true_relative_residual));
         if (r.method == "cusparse-ilu0") base = &r;
-        if (r.method == "dd:dag_ec_ILDUO_fused") fused = &r;
+        if (r.method == fused_method) fused = &r;
       }
       row.set("methods", methods).set("dd_setup", dd_setup);
       if (base && fused && base->result.converged() && fused->result.converged()) {
@@ -206,7 +215,7 @@ int main(int argc, char** argv) {
         row.set("speedup_fused_vs_cusparse_setup_excluded", e).set("speedup_fused_vs_cusparse_setup_included", i);
         excl.push_back(e);
         incl.push_back(i);
-        std::printf("  dd:dag_ec_ILDUO_fused vs cusparse-ilu0: %.2fx (setup excluded), %.2fx (included)\n", e, i);
+        std::printf("  %s vs cusparse-ilu0: %.2fx (setup excluded), %.2fx (included)\n", fused_method, e, i);
       }
       rows.push(row);
     }
@@ -214,8 +223,8 @@ int main(int argc, char** argv) {
     doc.set("device", bench::device_name()).set("results", rows);
     if (!excl.empty()) {
       doc.set("geomean_setup_excluded", bench::geometric_mean(excl)).set("geomean_setup_included", bench::geometric_mean(incl));
-      std::printf("\ngeomean BiCGSTAB time to solution, dd:dag_ec_ILDUO_fused vs cuSPARSE ILU0: %.2fx setup excluded, "
-                  "%.2fx included\n", bench::geometric_mean(excl), bench::geometric_mean(incl));
+      std::printf("\ngeomean BiCGSTAB time to solution, %s vs cuSPARSE ILU0: %.2fx setup excluded, "
+                  "%.2fx included\n", fused_method, bench::geometric_mean(excl), bench::geometric_mean(incl));
     }
     bench::write_text_file(json, doc.str() + "\n");
   } catch (const std::exception& e) {

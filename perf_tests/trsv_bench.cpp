@@ -104,7 +104,7 @@ void print_usage(std::FILE* to) {
 /// The Trellis algorithms named in a comma-separated list.
 std::vector<TrsvAlgorithm> parse_algorithms(const std::string& list) {
   std::vector<TrsvAlgorithm> out;
-  for (const auto& name : bench::split_list(list)) out.push_back(parse_trsv_algorithm(name));
+  for (const auto& name : bench::split_list(list)) out.push_back(parse<TrsvAlgorithm>(name));
   return out;
 }
 

@@ -48,7 +48,7 @@ TEST(DistributedIldu, SharesTogetherEqualTheSingleProcessApplication) {
   SCOPED_TRACE("seed " + std::to_string(seed) + ", rank " + std::to_string(M.rank()));
   const Vec r = test::random_vector(size_t(A.num_rows()), seed);
   const Vec r_local(r.begin() + M.local_offset(), r.begin() + M.local_offset() + M.local_rows());
-  for (DdApply v : all_dd_applies()) {
+  for (DdApply v : values<DdApply>()) {
     auto z_local = test::device_vector<Device>(Vec(r_local.size(), std::numeric_limits<double>::quiet_NaN()));
     M.apply(test::device_vector<Device>(r_local), z_local, v);
     const Vec z = gather(test::host_vector(z_local));

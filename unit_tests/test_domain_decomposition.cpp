@@ -148,8 +148,8 @@ TEST(Partition, SlabsCoverEveryComponentOnce) {
 TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(geometric_partition({4, 4, 0}, {2, 2, 2}), InputError);
   EXPECT_THROW(contiguous_partition(10, 0), InputError);
-  EXPECT_THROW(parse_partitioner("kway"), InputError);
-  EXPECT_EQ(parse_partitioner("slabs"), Partitioner::slabs);
+  EXPECT_THROW(parse<Partitioner>("kway"), InputError);
+  EXPECT_EQ(parse<Partitioner>("slabs"), Partitioner::slabs);
   EXPECT_THROW(slab_partition(gallery::laplace2d_5pt(4, 4), 0), InputError);
   Partition p = contiguous_partition(4, 2);
   p.part[1] = 7;
@@ -228,12 +228,12 @@ void expect_all_variants_match(const HostBsr& A, const DdOptions& options, const
 
   auto rd = test::device_vector<Device>(r);
   auto rd_new = test::device_vector<Device>(r_new);
-  for (DdApply v : all_dd_applies()) {
+  for (DdApply v : values<DdApply>()) {
     auto z = test::device_vector<Device>(Vec(r.size(), nan));
     dd.apply(rd, z, v);
     EXPECT_LT(test::relative_error(test::host_vector(z), apply_ref), 1e-11) << to_string(v);
   }
-  for (DdLowerSolve v : all_dd_lower_solves()) {
+  for (DdLowerSolve v : values<DdLowerSolve>()) {
     auto y = test::device_vector<Device>(Vec(r.size(), nan));
     test::run_with_watchdog(to_string(v), 60, [&] { dd.lower_solve_reordered(rd_new, y, v); });
     EXPECT_LT(test::relative_error(test::host_vector(y), lower_ref), 1e-11) << to_string(v);
@@ -441,7 +441,7 @@ TYPED_TEST(DomainDecomposition, RankSharesTogetherEqualTheWholeApplication) {
     EXPECT_EQ(shares.front().begin, 0);
     EXPECT_EQ(shares.back().end, dd.report().subdomains);
     for (int k = 1; k < ranks; ++k) EXPECT_EQ(shares[k].begin, shares[k - 1].end);
-    for (DdApply v : all_dd_applies()) {
+    for (DdApply v : values<DdApply>()) {
       auto whole = test::device_vector<TypeParam>(Vec(r.extent(0), 0.0));
       auto parts = test::device_vector<TypeParam>(Vec(r.extent(0), std::numeric_limits<double>::quiet_NaN()));
       dd.apply_reordered(r, whole, v);

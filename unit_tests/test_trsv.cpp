@@ -281,10 +281,10 @@ TYPED_TEST(TrsvOnBackend, ZeroAndNanPivotsAreReportedWithTheirRow) {
 }
 
 TEST(TrsvNames, RoundTripAndRejectUnknown) {
-  for (TrsvAlgorithm a : all_trsv_algorithms) EXPECT_EQ(parse_trsv_algorithm(to_string(a)), a);
-  EXPECT_EQ(parse_trsv_algorithm("auto"), TrsvAlgorithm::automatic);
+  for (TrsvAlgorithm a : all_trsv_algorithms) EXPECT_EQ(parse<TrsvAlgorithm>(to_string(a)), a);
+  EXPECT_EQ(parse<TrsvAlgorithm>("auto"), TrsvAlgorithm::automatic);
   try {
-    parse_trsv_algorithm("elmx");
+    parse<TrsvAlgorithm>("elmx");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("elmr"), std::string::npos) << e.what();

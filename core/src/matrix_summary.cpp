@@ -11,16 +11,6 @@
 
 namespace trellis {
 
-const char* to_string(Symmetry s) {
-  switch (s) {
-    case Symmetry::symmetric: return "symmetric";
-    case Symmetry::pattern_symmetric: return "pattern symmetric, values not";
-    case Symmetry::nonsymmetric: return "nonsymmetric";
-    case Symmetry::not_square: return "not square";
-  }
-  return "?";
-}
-
 namespace {
 
 Symmetry classify_symmetry(const HostCsr& A) {

@@ -220,26 +220,3 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
 }
 
 }  // namespace trellis
-
-namespace trellis {
-
-const char* to_string(Partitioner p) {
-  switch (p) {
-    case Partitioner::automatic: return "auto";
-    case Partitioner::geometric: return "geometric";
-    case Partitioner::metis: return "metis";
-    case Partitioner::contiguous: return "contiguous";
-    case Partitioner::slabs: return "slabs";
-  }
-  return "?";
-}
-
-Partitioner parse_partitioner(const std::string& name) {
-  for (Partitioner p : {Partitioner::automatic, Partitioner::geometric, Partitioner::metis,
-                        Partitioner::contiguous, Partitioner::slabs})
-    if (name == to_string(p)) return p;
-  throw InputError("unknown partitioner '" + name +
-                   "' (expected one of: auto, geometric, metis, contiguous, slabs)");
-}
-
-}  // namespace trellis

@@ -5,8 +5,7 @@
 // an order that changes from run to run: their results are not
 // bit-reproducible. The vertex-centric (vc) and spin-loop variants compute
 // each row in a fixed order and are.
-#include <string>
-#include <vector>
+#include "trellis/core/name_table.hpp"
 
 namespace trellis {
 
@@ -25,15 +24,29 @@ enum class DdApply {
   dag_ec_ILDUO_fused,  // the same, edge-centric
 };
 
-const char* to_string(DdLowerSolve v);
-const char* to_string(DdApply v);
-/// Inverses of to_string; throw InputError listing the accepted names.
-DdLowerSolve parse_dd_lower_solve(const std::string& name);
-DdApply parse_dd_apply(const std::string& name);
-const std::vector<DdLowerSolve>& all_dd_lower_solves();
-const std::vector<DdApply>& all_dd_applies();
+template <>
+struct NameTable<DdLowerSolve> {
+  static constexpr const char* what = "subdomain lower solve";
+  static constexpr NameEntry<DdLowerSolve> entries[] = {
+      {DdLowerSolve::spin_loop_lds, "spin-loop-lds"},
+      {DdLowerSolve::dag_ec_no_lds, "dag-ec-no-lds"},
+      {DdLowerSolve::dag_ec_lds, "dag-ec-lds"},
+      {DdLowerSolve::dag_ec_lds_ud, "dag-ec-lds-ud"},
+  };
+};
+
+template <>
+struct NameTable<DdApply> {
+  static constexpr const char* what = "subdomain ILDU0 application";
+  static constexpr NameEntry<DdApply> entries[] = {
+      {DdApply::dag_ec_ILD_UO, "dag-ec-ild-uo"},
+      {DdApply::dag_vc_ILDUO_fused, "dag-vc-ilduo-fused"},
+      {DdApply::dag_ec_ILDUO_fused, "dag-ec-ilduo-fused"},
+  };
+};
+
 /// False for variants that accumulate with atomics.
-bool is_bit_reproducible(DdLowerSolve v);
-bool is_bit_reproducible(DdApply v);
+inline bool is_bit_reproducible(DdLowerSolve v) { return v == DdLowerSolve::spin_loop_lds; }
+inline bool is_bit_reproducible(DdApply v) { return v == DdApply::dag_vc_ILDUO_fused; }
 
 }  // namespace trellis

@@ -15,12 +15,10 @@
 
 #include "trellis/core/eti.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/gauss_seidel/sweep_direction.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
 
 namespace trellis {
-
-enum class SweepDirection { forward, backward, symmetric };
-const char* to_string(SweepDirection d);
 
 template <class Scalar = double, class Device = DefaultDevice>
 class GaussSeidel {

@@ -1,6 +1,6 @@
 #pragma once
 // The triangular-solve algorithms (seed 002, Li & Zhang) and their names.
-#include <string>
+#include "trellis/core/name_table.hpp"
 
 namespace trellis {
 
@@ -14,10 +14,20 @@ enum class TrsvAlgorithm {
   automatic,       // chosen from the analysis; the solver reports which
 };
 
-/// "levelset-csr", "levelset-csc", "elmr", "elmr-value", "elmc", "syncfree-naive", "auto".
-const char* to_string(TrsvAlgorithm a);
-/// Inverse of to_string; throws InputError listing the accepted names.
-TrsvAlgorithm parse_trsv_algorithm(const std::string& name);
+template <>
+struct NameTable<TrsvAlgorithm> {
+  static constexpr const char* what = "triangular-solve algorithm";
+  static constexpr NameEntry<TrsvAlgorithm> entries[] = {
+      {TrsvAlgorithm::levelset_csr, "levelset-csr"},
+      {TrsvAlgorithm::levelset_csc, "levelset-csc"},
+      {TrsvAlgorithm::elmr, "elmr"},
+      {TrsvAlgorithm::elmr_value, "elmr-value"},
+      {TrsvAlgorithm::elmc, "elmc"},
+      {TrsvAlgorithm::syncfree_naive, "syncfree-naive"},
+      {TrsvAlgorithm::automatic, "auto"},
+  };
+};
+
 /// Every concrete algorithm (not `automatic`), for tests and benchmarks.
 inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {
     TrsvAlgorithm::levelset_csr, TrsvAlgorithm::levelset_csc, TrsvAlgorithm::elmr,

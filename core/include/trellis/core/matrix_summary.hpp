@@ -5,11 +5,23 @@
 #include <string>
 
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/name_table.hpp"
 
 namespace trellis {
 
+/// pattern_symmetric: the pattern is, the values are not.
 enum class Symmetry { symmetric, pattern_symmetric, nonsymmetric, not_square };
-const char* to_string(Symmetry s);
+
+template <>
+struct NameTable<Symmetry> {
+  static constexpr const char* what = "symmetry";
+  static constexpr NameEntry<Symmetry> entries[] = {
+      {Symmetry::symmetric, "symmetric"},
+      {Symmetry::pattern_symmetric, "pattern-symmetric"},
+      {Symmetry::nonsymmetric, "nonsymmetric"},
+      {Symmetry::not_square, "not-square"},
+  };
+};
 
 struct LevelSummary {
   ordinal_t num_levels = 0;

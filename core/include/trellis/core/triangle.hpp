@@ -5,13 +5,21 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/name_table.hpp"
 
 namespace trellis {
 
 enum class Triangle { lower, upper };
 enum class Diagonal { include, exclude };
 
-inline const char* to_string(Triangle t) { return t == Triangle::lower ? "lower" : "upper"; }
+template <>
+struct NameTable<Triangle> {
+  static constexpr const char* what = "triangle";
+  static constexpr NameEntry<Triangle> entries[] = {
+      {Triangle::lower, "lower"},
+      {Triangle::upper, "upper"},
+  };
+};
 
 /// True when entry (i, j) lies in triangle `t`, diagonal excluded: for a
 /// triangular solve, row i then depends on row j.

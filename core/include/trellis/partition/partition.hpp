@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/name_table.hpp"
 
 namespace trellis {
 
@@ -61,8 +62,17 @@ namespace trellis {
 /// slabs would cut far more than METIS's compact parts.
 enum class Partitioner { automatic, geometric, metis, contiguous, slabs };
 inline constexpr int slab_parts_max = 8;
-const char* to_string(Partitioner p);
-/// Inverse of to_string; throws InputError listing the names.
-Partitioner parse_partitioner(const std::string& name);
+
+template <>
+struct NameTable<Partitioner> {
+  static constexpr const char* what = "partitioner";
+  static constexpr NameEntry<Partitioner> entries[] = {
+      {Partitioner::automatic, "auto"},
+      {Partitioner::geometric, "geometric"},
+      {Partitioner::metis, "metis"},
+      {Partitioner::contiguous, "contiguous"},
+      {Partitioner::slabs, "slabs"},
+  };
+};
 
 }  // namespace trellis

@@ -4,6 +4,7 @@
 // x = x0 + K2^{-1} (y - y0) (for ILU, K1 = L and K2 = U). `right` is K1 = I,
 // K2 = M: it iterates on the true residual with M^{-1} applied whole, which
 // is what lets a fused preconditioner (one kernel for L, D and U) serve.
+#include "trellis/core/name_table.hpp"
 #include "trellis/solvers/detail/bicgstab_steps.hpp"
 #include "trellis/solvers/detail/krylov_support.hpp"
 #include "trellis/solvers/preconditioner.hpp"
@@ -11,6 +12,15 @@
 namespace trellis {
 
 enum class BicgstabForm { split, right };
+
+template <>
+struct NameTable<BicgstabForm> {
+  static constexpr const char* what = "BiCGSTAB form";
+  static constexpr NameEntry<BicgstabForm> entries[] = {
+      {BicgstabForm::right, "right"},
+      {BicgstabForm::split, "split"},
+  };
+};
 
 /// The vectors BiCGSTAB works in. Hand the same workspace to repeated solves
 /// (a nonlinear or time loop) and they are allocated once; a solve resizes it

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/name_table.hpp"
+
 namespace trellis {
 
 struct KrylovOptions {
@@ -27,7 +29,18 @@ enum class KrylovStatus {
   non_finite,       // NaN or Inf in a scalar of the iteration
 };
 
-const char* to_string(KrylovStatus s);
+template <>
+struct NameTable<KrylovStatus> {
+  static constexpr const char* what = "Krylov status";
+  static constexpr NameEntry<KrylovStatus> entries[] = {
+      {KrylovStatus::converged, "converged"},
+      {KrylovStatus::max_iterations, "max-iterations"},
+      {KrylovStatus::breakdown_rho, "breakdown-rho"},
+      {KrylovStatus::breakdown_vr, "breakdown-vr"},
+      {KrylovStatus::breakdown_omega, "breakdown-omega"},
+      {KrylovStatus::non_finite, "non-finite"},
+  };
+};
 
 struct KrylovResult {
   KrylovStatus status = KrylovStatus::max_iterations;

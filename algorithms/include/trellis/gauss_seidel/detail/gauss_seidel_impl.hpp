@@ -11,15 +11,6 @@
 
 namespace trellis {
 
-inline const char* to_string(SweepDirection d) {
-  switch (d) {
-    case SweepDirection::forward: return "forward";
-    case SweepDirection::backward: return "backward";
-    case SweepDirection::symmetric: return "symmetric";
-  }
-  return "?";
-}
-
 namespace detail {
 
 /// True when A's pattern equals its transpose's (values may differ).

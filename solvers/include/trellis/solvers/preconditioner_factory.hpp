@@ -1,0 +1,118 @@
+#pragma once
+// Preconditioners by name, for the command line and the benchmarks:
+//
+//   none                   M = I
+//   jacobi                 M = diag(A)
+//   gs[:TRSV], sgs[:TRSV]  one forward / symmetric Gauss-Seidel sweep
+//   ilu0[:TRSV]            global ILU0, its solves with a triangular-solve algorithm
+//   ilu0-kk                global ILU0 applied with Kokkos Kernels' sptrsv
+//   dd[:DD-APPLY]          the domain-decomposition ILDU0 (seed 000), reordered numbering
+//
+// TRSV names a TrsvAlgorithm (default auto), DD-APPLY a DdApply (default by
+// backend); names parse as name_table.hpp says (the papers' spellings too).
+// Built for double on the default device, in the library: this header holds
+// no kernel.
+//
+//   auto M = make_preconditioner("dd:dag-ec-ilduo-fused", A_point, A_device_bsr, options);
+//   BsrOperator<> op(M.reordered() ? M.reordered_matrix() : A_device_bsr);
+//   M.to_reordered(b, br);  bicgstab(op, *M.preconditioner, br, xr);  M.from_reordered(xr, x);
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/name_table.hpp"
+#include "trellis/dd/dd_options.hpp"
+#include "trellis/ilu/pivot_options.hpp"
+#include "trellis/partition/partition.hpp"
+#include "trellis/solvers/preconditioner.hpp"
+#include "trellis/trsv/algorithm.hpp"
+
+namespace trellis {
+
+template <class Scalar, class Device>
+class DomainDecompositionIlu;
+
+enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd };
+
+template <>
+struct NameTable<PreconditionerKind> {
+  static constexpr const char* what = "preconditioner";
+  static constexpr NameEntry<PreconditionerKind> entries[] = {
+      {PreconditionerKind::none, "none"},
+      {PreconditionerKind::jacobi, "jacobi"},
+      {PreconditionerKind::gs, "gs"},
+      {PreconditionerKind::sgs, "sgs"},
+      {PreconditionerKind::ilu0, "ilu0"},
+      {PreconditionerKind::ilu0_kk, "ilu0-kk"},
+      {PreconditionerKind::dd, "dd"},
+  };
+};
+
+struct PreconditionerOptions {
+  ilu::PivotOptions pivots;  // ilu0, ilu0-kk, dd: what a zero or tiny pivot does
+  // dd only (DdOptions says more):
+  Partitioner partitioner = Partitioner::automatic;
+  GridDims grid{0, 0, 0};        // the (block-row) grid of a structured problem; enables geometric cuts
+  ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = the largest that fits in team scratch
+};
+
+/// A preconditioner built by name, and what its setup reports.
+class BuiltPreconditioner {
+ public:
+  using vector_type = Kokkos::View<double*, DefaultDevice>;
+  using const_vector_type = Kokkos::View<const double*, DefaultDevice>;
+
+  PreconditionerKind kind = PreconditionerKind::none;
+  /// Canonical NAME[:VARIANT] as asked, dd's default variant filled in
+  /// ("dd:dag-vc-ilduo-fused", "ilu0:elmr-value", "ilu0").
+  std::string name;
+  std::shared_ptr<const Preconditioner<double, DefaultDevice>> preconditioner;
+  /// A few lines for people (dd: partition, drops, levels, setup times;
+  /// ilu0, ilu0-kk: phase times and solves); empty for none, jacobi, gs, sgs.
+  std::string setup_report;
+  std::optional<DdReport> dd_report;            // dd
+  std::optional<TrsvAlgorithm> trsv_algorithm;  // ilu0: the algorithm its analysis chose
+  double analysis_seconds = 0;       // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic
+  double factorization_seconds = 0;  // ilu0, ilu0-kk
+
+  /// True for dd: the preconditioner works in a reordered numbering. Solve
+  /// with reordered_matrix() on to_reordered(b), and map x back.
+  bool reordered() const { return reordering_ != nullptr; }
+  /// dd: the system matrix in the reordered numbering (Error otherwise).
+  const BsrMatrix<double, DefaultDevice>& reordered_matrix() const;
+  /// x in the original numbering -> xr in the preconditioner's, and back;
+  /// plain copies when it is not reordered.
+  void to_reordered(const_vector_type x, vector_type xr) const;
+  void from_reordered(const_vector_type xr, vector_type x) const;
+
+ private:
+  friend struct PreconditionerFactory;
+  std::shared_ptr<const DomainDecompositionIlu<double, DefaultDevice>> reordering_;
+};
+
+/// Builds the preconditioner `spec` names for A (point CSR, host memory).
+/// An unknown name or variant is an InputError listing the accepted ones.
+BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
+                                        const PreconditionerOptions& options = {});
+/// The same, with A also as a block matrix in device memory (as a solver's
+/// SpMV keeps it): dd starts from it, and its values never leave the device.
+BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
+                                        const BsrMatrix<double, DefaultDevice>& blocks,
+                                        const PreconditionerOptions& options = {});
+
+/// A spec in canonical spelling ("DD:dag_ec_ILDUO_fused" -> "dd:dag-ec-ilduo-fused"),
+/// checked as make_preconditioner checks it, before any setup.
+std::string canonical_preconditioner(const std::string& spec);
+/// Every accepted spec in canonical spelling, each variant listed:
+/// "none", "jacobi", "gs", "gs:levelset-csr", ..., "dd:dag-ec-ilduo-fused".
+std::vector<std::string> preconditioner_names();
+/// The accepted names and variants, a few lines for --help and errors,
+/// each after `indent` spaces.
+std::string preconditioner_usage(int indent = 0);
+
+}  // namespace trellis

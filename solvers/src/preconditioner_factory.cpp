@@ -1,0 +1,194 @@
+#include "trellis/solvers/preconditioner_factory.hpp"
+
+#include <optional>
+
+#include "trellis/core/errors.hpp"
+#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
+#include "trellis/solvers/preconditioners/gauss_seidel.hpp"
+#include "trellis/solvers/preconditioners/global_ilu0.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
+#include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
+
+namespace trellis {
+
+namespace {
+
+using Device = DefaultDevice;
+
+/// What follows the ':' of a spec, by preconditioner.
+enum class VariantKind { none, trsv_algorithm, dd_apply };
+
+VariantKind variant_kind(PreconditionerKind k) {
+  switch (k) {
+    case PreconditionerKind::gs:
+    case PreconditionerKind::sgs:
+    case PreconditionerKind::ilu0: return VariantKind::trsv_algorithm;
+    case PreconditionerKind::dd: return VariantKind::dd_apply;
+    default: return VariantKind::none;
+  }
+}
+
+/// A spec read: the preconditioner and its variant, if it names one.
+struct Spec {
+  PreconditionerKind kind = PreconditionerKind::none;
+  std::optional<TrsvAlgorithm> algorithm;  // gs, sgs, ilu0
+  std::optional<DdApply> apply;            // dd
+  std::string canonical;
+};
+
+Spec read_spec(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const bool has_variant = colon != std::string::npos;
+  const std::string variant = has_variant ? spec.substr(colon + 1) : "";
+  Spec out;
+  try {
+    out.kind = parse<PreconditionerKind>(name);
+  } catch (const InputError&) {
+    std::string accepted = preconditioner_usage(2);
+    accepted.pop_back();  // its last newline
+    throw InputError("unknown preconditioner '" + spec + "'; accepted:\n" + accepted);
+  }
+  out.canonical = to_string(out.kind);
+  if (!has_variant) return out;
+  switch (variant_kind(out.kind)) {
+    case VariantKind::none: throw InputError("preconditioner '" + name + "' takes no variant (got '" + spec + "')");
+    case VariantKind::trsv_algorithm:
+      out.algorithm = parse<TrsvAlgorithm>(variant);
+      out.canonical += std::string(":") + to_string(*out.algorithm);
+      break;
+    case VariantKind::dd_apply:
+      out.apply = parse<DdApply>(variant);
+      out.canonical += std::string(":") + to_string(*out.apply);
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+/// Builds by kind; the only code that knows the concrete classes.
+struct PreconditionerFactory {
+  static BuiltPreconditioner build(const std::string& spec, const HostCsr& A,
+                                   const BsrMatrix<double, Device>* blocks, const PreconditionerOptions& o) {
+    const Spec read = read_spec(spec);
+    const TrsvAlgorithm algorithm = read.algorithm.value_or(TrsvAlgorithm::automatic);
+    BuiltPreconditioner out;
+    out.kind = read.kind;
+    out.name = read.canonical;
+
+    switch (out.kind) {
+      case PreconditionerKind::none:
+        out.preconditioner = std::make_shared<IdentityPreconditioner<double, Device>>();
+        break;
+      case PreconditionerKind::jacobi:
+        out.preconditioner = std::make_shared<JacobiPreconditioner<double, Device>>(copy_to<Device>(A));
+        break;
+      case PreconditionerKind::gs:
+      case PreconditionerKind::sgs:
+        out.preconditioner = std::make_shared<GaussSeidelPreconditioner<double, Device>>(
+            copy_to<Device>(A), out.kind == PreconditionerKind::gs ? SweepDirection::forward : SweepDirection::symmetric,
+            algorithm);
+        break;
+      case PreconditionerKind::ilu0: {
+        auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
+        out.analysis_seconds = ilu->analysis_seconds();
+        out.factorization_seconds = ilu->factorization_seconds();
+        out.trsv_algorithm = ilu->algorithm();
+        out.setup_report = "global ILU0: analysis " + std::to_string(out.analysis_seconds) + " s, factorization " +
+                           std::to_string(out.factorization_seconds) + " s, solves " + to_string(ilu->algorithm());
+        out.preconditioner = std::make_shared<GlobalIlu0Preconditioner<double, Device>>(ilu);
+        break;
+      }
+      case PreconditionerKind::ilu0_kk: {
+        const GlobalIlu0<double, Device> ilu(A, o.pivots);
+        auto kk = std::make_shared<KokkosKernelsIlu0Preconditioner<double, Device>>(ilu);
+        out.analysis_seconds = kk->analysis_seconds();
+        out.factorization_seconds = ilu.factorization_seconds();
+        out.setup_report = "global ILU0 (ours) + Kokkos Kernels sptrsv SEQLVLSCHD_TP1: factorization " +
+                           std::to_string(out.factorization_seconds) + " s, KK symbolic " +
+                           std::to_string(out.analysis_seconds) + " s";
+        out.preconditioner = std::move(kk);
+        break;
+      }
+      case PreconditionerKind::dd: {
+        using Dd = DomainDecompositionIlu<double, Device>;
+        DdOptions opt;
+        opt.partitioner = o.partitioner;
+        opt.grid = o.grid;
+        opt.subdomain_rows = o.subdomain_rows;
+        opt.pivots = o.pivots;
+        opt.apply = read.apply;  // unset: the backend's default
+        auto dd = blocks ? std::make_shared<const Dd>(*blocks, opt) : std::make_shared<const Dd>(A, opt);
+        const DdApply v = dd->default_variant();
+        out.name = std::string("dd:") + to_string(v);
+        out.dd_report = dd->report();
+        out.setup_report = dd->report().describe();
+        out.preconditioner = std::make_shared<DdPreconditioner<double, Device>>(dd, v, true);
+        out.reordering_ = dd;
+        break;
+      }
+    }
+    return out;
+  }
+};
+
+const BsrMatrix<double, DefaultDevice>& BuiltPreconditioner::reordered_matrix() const {
+  if (!reordering_) throw Error("preconditioner " + name + " works in the original numbering: no reordered matrix");
+  return reordering_->reordered_matrix();
+}
+
+void BuiltPreconditioner::to_reordered(const_vector_type x, vector_type xr) const {
+  if (reordering_) reordering_->to_reordered(x, xr);
+  else Kokkos::deep_copy(xr, x);
+}
+
+void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) const {
+  if (reordering_) reordering_->from_reordered(xr, x);
+  else Kokkos::deep_copy(x, xr);
+}
+
+BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
+                                        const PreconditionerOptions& options) {
+  return PreconditionerFactory::build(spec, A, nullptr, options);
+}
+
+BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
+                                        const BsrMatrix<double, DefaultDevice>& blocks,
+                                        const PreconditionerOptions& options) {
+  return PreconditionerFactory::build(spec, A, &blocks, options);
+}
+
+std::string canonical_preconditioner(const std::string& spec) { return read_spec(spec).canonical; }
+
+std::vector<std::string> preconditioner_names() {
+  std::vector<std::string> out;
+  for (PreconditionerKind k : values<PreconditionerKind>()) {
+    const std::string name = to_string(k);
+    out.push_back(name);
+    if (variant_kind(k) == VariantKind::trsv_algorithm)
+      for (TrsvAlgorithm a : values<TrsvAlgorithm>()) out.push_back(name + ":" + to_string(a));
+    if (variant_kind(k) == VariantKind::dd_apply)
+      for (DdApply v : values<DdApply>()) out.push_back(name + ":" + to_string(v));
+  }
+  return out;
+}
+
+std::string preconditioner_usage(int indent) {
+  std::string kinds;
+  for (PreconditionerKind k : values<PreconditionerKind>()) {
+    if (!kinds.empty()) kinds += ", ";
+    kinds += to_string(k);
+    if (variant_kind(k) == VariantKind::trsv_algorithm) kinds += "[:TRSV]";
+    if (variant_kind(k) == VariantKind::dd_apply) kinds += "[:DD-APPLY]";
+  }
+  const std::string pad(indent, ' ');
+  return pad + kinds + "\n" +
+         pad + "TRSV      " + names<TrsvAlgorithm>() + " (default auto)\n" +
+         pad + "DD-APPLY  " + names<DdApply>() + "\n" +
+         pad + "          (default " + to_string(DdApply::dag_ec_ILDUO_fused) + " on GPUs, " +
+         to_string(DdApply::dag_vc_ILDUO_fused) + " on CPUs)\n";
+}
+
+}  // namespace trellis
