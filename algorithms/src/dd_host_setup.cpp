@@ -30,7 +30,7 @@ HostCsr block_graph(const BlockPattern& A) {
     throw Error("domain-decomposition ILU0: the graph partitioner was given no block pattern");
   // Values the partitioner never reads (without Kokkos's parallel fill: a host
   // thread team's wake-up costs more than these few kilobytes).
-  HostCsr::values_type ones(Kokkos::ViewAllocateWithoutInitializing("pattern_values"), A.entries.extent(0));
+  HostCsr::values_type ones(Kokkos::ViewAllocateWithoutInitializing("trellis::pattern_values"), A.entries.extent(0));
   std::fill(ones.data(), ones.data() + ones.extent(0), 1.0);
   return HostCsr(A.rows, A.cols, A.row_map, A.entries, ones);
 }

@@ -9,9 +9,9 @@ HostCsr bsr_to_csr(const HostBsr& A) {
   const int b = A.block_size;
   const long long nnz = (long long)A.nnz_blocks() * b * b;
   checked_nnz(nnz, "bsr_to_csr");
-  Kokkos::View<offset_t*, HostDevice> rm("row_map", size_t(A.num_rows()) + 1);
-  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), nnz);
-  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), nnz);
+  Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(A.num_rows()) + 1);
+  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), nnz);
+  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), nnz);
   offset_t pos = 0;
   for (ordinal_t bi = 0; bi < A.num_block_rows; ++bi) {
     for (int r = 0; r < b; ++r) {
@@ -36,7 +36,7 @@ HostBsr csr_to_bsr(const HostCsr& A, int b) {
                          std::to_string(A.num_cols) + " matrix is not made of " +
                          std::to_string(b) + "x" + std::to_string(b) + " blocks");
   const ordinal_t nbr = A.num_rows / b, nbc = A.num_cols / b;
-  Kokkos::View<offset_t*, HostDevice> rm("row_map", size_t(nbr) + 1);
+  Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(nbr) + 1);
   std::vector<ordinal_t> block_cols;
   std::vector<double> vals;
   std::vector<ordinal_t> cols_of_row;
@@ -60,8 +60,8 @@ HostBsr csr_to_bsr(const HostCsr& A, int b) {
       }
     rm(bi + 1) = checked_nnz((long long)block_cols.size(), "csr_to_bsr");
   }
-  HostBsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), block_cols.size());
-  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), vals.size());
+  HostBsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), block_cols.size());
+  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), vals.size());
   std::copy(block_cols.begin(), block_cols.end(), ent.data());
   std::copy(vals.begin(), vals.end(), val.data());
   return HostBsr(b, nbr, nbc, rm, ent, val);

@@ -52,7 +52,7 @@ HostCsr csr_from_triplets(ordinal_t num_rows, ordinal_t num_cols,
     std::vector<offset_t> next(count.begin(), count.end() - 1);
     for (size_t k = 0; k < n_in; ++k) by_row[next[rows[k]]++] = {cols[k], vals[k]};
   }
-  Kokkos::View<offset_t*, HostDevice> rm("row_map", size_t(num_rows) + 1);
+  Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(num_rows) + 1);
   std::vector<ordinal_t> out_cols;
   std::vector<double> out_vals;
   out_cols.reserve(n_in);
@@ -70,8 +70,8 @@ HostCsr csr_from_triplets(ordinal_t num_rows, ordinal_t num_cols,
     }
     rm(i + 1) = offset_t(out_cols.size());
   }
-  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), out_cols.size());
-  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), out_vals.size());
+  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), out_cols.size());
+  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), out_vals.size());
   std::copy(out_cols.begin(), out_cols.end(), ent.data());
   std::copy(out_vals.begin(), out_vals.end(), val.data());
   return HostCsr(num_rows, num_cols, rm, ent, val);

@@ -148,7 +148,7 @@ HostCsr assemble_stencil(const Grid& g, const std::vector<Offset>& offsets, cons
                          const char* what) {
   const ordinal_t n = checked_rows(g.nx, g.ny, g.nz, 1, what);
   const long long plane = (long long)g.nx * g.ny;
-  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("row_map"),
+  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                          size_t(n) + 1);
   // Pass 1: row lengths, then their running sum.
   for_each_line(g, [&](ordinal_t j, ordinal_t k) {
@@ -164,8 +164,8 @@ HostCsr assemble_stencil(const Grid& g, const std::vector<Offset>& offsets, cons
   for (ordinal_t row = 1; row <= n; ++row) rm(row) = offset_t(nnz += rm(row));
   checked_nnz(nnz, what);  // throws before any wrapped offset is used
   // Pass 2: columns and values.
-  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), nnz);
-  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), nnz);
+  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), nnz);
+  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), nnz);
   for_each_line(g, [&](ordinal_t j, ordinal_t k) {
     const ordinal_t first = ordinal_t(g.nx * (j + (long long)g.ny * k));
     for (ordinal_t i = 0; i < g.nx; ++i) {
@@ -197,11 +197,11 @@ HostCsr csr_from_rows(ordinal_t n, const std::vector<long long>& row_map,
                       const std::vector<ordinal_t>& cols, const std::vector<double>& vals,
                       const char* what) {
   checked_nnz((long long)cols.size(), what);
-  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("row_map"),
+  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                          size_t(n) + 1);
   for (ordinal_t i = 0; i <= n; ++i) rm(i) = offset_t(row_map[i]);
-  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), cols.size());
-  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), vals.size());
+  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), cols.size());
+  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), vals.size());
   std::copy(cols.begin(), cols.end(), ent.data());
   std::copy(vals.begin(), vals.end(), val.data());
   return HostCsr(n, n, rm, ent, val);
@@ -261,7 +261,7 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b) {
   const HostCsr pattern = laplace3d_7pt(nx, ny, nz);
   const size_t bb = size_t(b) * b;
   checked_nnz((long long)pattern.nnz() * (long long)bb, fn);
-  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"),
+  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
                            size_t(pattern.nnz()) * bb);
   Kokkos::parallel_for(
       "trellis::gallery::block_laplace3d",

@@ -428,11 +428,11 @@ void sort_row(ordinal_t* col, double* val, offset_t len,
 // more; at 10^7 entries that memory traffic costs more than the parsing.
 HostCsr build_csr(ordinal_t rows, ordinal_t cols, const Triplets& t) {
   const size_t n = t.rows.size();
-  Kokkos::View<offset_t*, HostDevice> rm("row_map", size_t(rows) + 1);
+  Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(rows) + 1);
   for (size_t k = 0; k < n; ++k) ++rm(t.rows[k] + 1);
   for (ordinal_t i = 0; i < rows; ++i) rm(i + 1) += rm(i);
-  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"), n);
-  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"), n);
+  HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), n);
+  HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), n);
   {
     std::vector<offset_t> next(rm.data(), rm.data() + rows);
     for (size_t k = 0; k < n; ++k) {

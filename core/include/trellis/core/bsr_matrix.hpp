@@ -59,11 +59,11 @@ using HostBsr = BsrMatrix<double, HostDevice>;
 template <class DstDevice, class Scalar, class SrcDevice>
 BsrMatrix<Scalar, DstDevice> copy_to(const BsrMatrix<Scalar, SrcDevice>& A) {
   using Dst = BsrMatrix<Scalar, DstDevice>;
-  Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("row_map"),
+  Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                         A.row_map.extent(0));
-  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"),
+  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"),
                                A.entries.extent(0));
-  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"),
+  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
                                 A.values.extent(0));
   Kokkos::deep_copy(rm, A.row_map);
   Kokkos::deep_copy(ent, A.entries);

@@ -83,11 +83,11 @@ CsrMatrix<Scalar, Device> from_kokkos(
 template <class DstDevice, class Scalar, class SrcDevice>
 CsrMatrix<Scalar, DstDevice> copy_to(const CsrMatrix<Scalar, SrcDevice>& A) {
   using Dst = CsrMatrix<Scalar, DstDevice>;
-  Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("row_map"),
+  Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                         A.row_map.extent(0));
-  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("entries"),
+  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"),
                                A.entries.extent(0));
-  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("values"),
+  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
                                 A.values.extent(0));
   // deep_copy between spaces needs matching layouts and non-const destinations.
   Kokkos::deep_copy(rm, A.row_map);

@@ -52,7 +52,7 @@ inline LevelSets<HostDevice> analyze_levels_host(const HostCsr& A, Triangle tri)
   LevelSets<HostDevice> s;
   s.triangle = tri;
   s.num_rows = n;
-  s.row_level = Kokkos::View<ordinal_t*, HostDevice>("row_level", n);
+  s.row_level = Kokkos::View<ordinal_t*, HostDevice>("trellis::row_level", n);
   ordinal_t num_levels = 0;
   for (ordinal_t step = 0; step < n; ++step) {
     const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
@@ -65,10 +65,10 @@ inline LevelSets<HostDevice> analyze_levels_host(const HostCsr& A, Triangle tri)
     num_levels = std::max(num_levels, lev + 1);
   }
   s.num_levels = n == 0 ? 0 : num_levels;
-  s.level_ptr = Kokkos::View<offset_t*, HostDevice>("level_ptr", size_t(s.num_levels) + 1);
+  s.level_ptr = Kokkos::View<offset_t*, HostDevice>("trellis::level_ptr", size_t(s.num_levels) + 1);
   for (ordinal_t i = 0; i < n; ++i) ++s.level_ptr(s.row_level(i) + 1);
   for (ordinal_t l = 0; l < s.num_levels; ++l) s.level_ptr(l + 1) += s.level_ptr(l);
-  s.level_rows = Kokkos::View<ordinal_t*, HostDevice>("level_rows", n);
+  s.level_rows = Kokkos::View<ordinal_t*, HostDevice>("trellis::level_rows", n);
   std::vector<offset_t> next(s.level_ptr.data(), s.level_ptr.data() + s.num_levels);
   for (ordinal_t i = 0; i < n; ++i) s.level_rows(next[s.row_level(i)]++) = i;
   s.level_ptr_host = s.level_ptr;
@@ -105,8 +105,8 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   auto entries = A.entries;
 
   // Dependency counts, and the dependents of each row (the transposed pattern).
-  Kokkos::View<ordinal_t*, Device> pending("pending", n);
-  Kokkos::View<offset_t*, Device> dep_ptr("dependents_ptr", size_t(n) + 1);
+  Kokkos::View<ordinal_t*, Device> pending("trellis::pending", n);
+  Kokkos::View<offset_t*, Device> dep_ptr("trellis::dependents_ptr", size_t(n) + 1);
   Kokkos::parallel_for(
       "trellis::levels::count", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         ordinal_t c = 0;
@@ -128,9 +128,9 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   offset_t num_edges = 0;
   Kokkos::deep_copy(num_edges, Kokkos::subview(dep_ptr, n));
   Kokkos::View<ordinal_t*, Device> dependents(
-      Kokkos::ViewAllocateWithoutInitializing("dependents"), num_edges);
+      Kokkos::ViewAllocateWithoutInitializing("trellis::dependents"), num_edges);
   {
-    Kokkos::View<offset_t*, Device> cursor(Kokkos::ViewAllocateWithoutInitializing("cursor"), n);
+    Kokkos::View<offset_t*, Device> cursor(Kokkos::ViewAllocateWithoutInitializing("trellis::cursor"), n);
     Kokkos::deep_copy(cursor, Kokkos::subview(dep_ptr, std::make_pair(0, n)));
     Kokkos::parallel_for(
         "trellis::levels::fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
@@ -143,9 +143,9 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   }
 
   // Level 0: rows with no dependencies, compacted in row order.
-  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("order"), n);
-  Kokkos::View<ordinal_t*, Device> row_level("row_level", n);
-  Kokkos::View<ordinal_t, Device> tail("tail");
+  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("trellis::order"), n);
+  Kokkos::View<ordinal_t*, Device> row_level("trellis::row_level", n);
+  Kokkos::View<ordinal_t, Device> tail("trellis::tail");
   Kokkos::parallel_scan(
       "trellis::levels::roots", policy(0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & pos, bool final) {
@@ -179,7 +179,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
     throw StructureError("analyze_levels: dependency cycle (matrix pattern is corrupt)");
 
   // Sort each frontier by row: keys (level, row) sorted globally.
-  Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("keys"), n);
+  Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("trellis::keys"), n);
   Kokkos::parallel_for(
       "trellis::levels::keys", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) {
         const ordinal_t i = order(p);
@@ -196,9 +196,9 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   s.num_levels = ordinal_t(ptr.size()) - 1;
   s.level_rows = order;
   s.row_level = row_level;
-  s.level_ptr_host = Kokkos::View<offset_t*, Kokkos::HostSpace>("level_ptr_host", ptr.size());
+  s.level_ptr_host = Kokkos::View<offset_t*, Kokkos::HostSpace>("trellis::level_ptr_host", ptr.size());
   std::copy(ptr.begin(), ptr.end(), s.level_ptr_host.data());
-  s.level_ptr = Kokkos::View<offset_t*, Device>("level_ptr", ptr.size());
+  s.level_ptr = Kokkos::View<offset_t*, Device>("trellis::level_ptr", ptr.size());
   Kokkos::deep_copy(s.level_ptr, s.level_ptr_host);
   return s;
 }

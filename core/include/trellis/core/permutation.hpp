@@ -54,8 +54,8 @@ Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, V
   const ordinal_t n = ordinal_t(new_to_old.size());
   Permutation<Device> p;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, n, n);
-  p.new_to_old = arena.template take<ordinal_t>("new_to_old", n);
-  p.old_to_new = arena.template take<ordinal_t>("old_to_new", n);
+  p.new_to_old = arena.template take<ordinal_t>("trellis::new_to_old", n);
+  p.old_to_new = arena.template take<ordinal_t>("trellis::old_to_new", n);
   Kokkos::deep_copy(p.new_to_old,
                     Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(new_to_old.data(), n));
   const auto n2o = p.new_to_old;
@@ -104,9 +104,9 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
   auto o2n = p.old_to_new;
   GatheredPattern<Device> g;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, size_t(n) + 1, entries.extent(0));
-  g.row_map = arena.template take<offset_t>("permuted_row_map", size_t(n) + 1);
-  g.entries = arena.template take<ordinal_t>("permuted_entries", entries.extent(0));
-  g.source = arena.template take<offset_t>("permuted_source", entries.extent(0), ViewArena<Device>::temporary);
+  g.row_map = arena.template take<offset_t>("trellis::permuted_row_map", size_t(n) + 1);
+  g.entries = arena.template take<ordinal_t>("trellis::permuted_entries", entries.extent(0));
+  g.source = arena.template take<offset_t>("trellis::permuted_source", entries.extent(0), ViewArena<Device>::temporary);
   auto out_map = g.row_map;
   auto out_ent = g.entries;
   auto source = g.source;
@@ -138,7 +138,7 @@ template <class Scalar, class Device>
 Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device> source,
                                             Kokkos::View<const Scalar*, Device> in, size_t w,
                                             ViewArena<Device>& arena) {
-  Kokkos::View<Scalar*, Device> out = arena.template take<Scalar>("permuted_values", source.extent(0) * w);
+  Kokkos::View<Scalar*, Device> out = arena.template take<Scalar>("trellis::permuted_values", source.extent(0) * w);
   Kokkos::parallel_for(
       "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(0, out.extent(0)),
       KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });

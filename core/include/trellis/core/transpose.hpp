@@ -13,10 +13,10 @@ template <class Scalar, class Device>
 CsrMatrix<Scalar, Device> transpose(const CsrMatrix<Scalar, Device>& A) {
   using exec = typename Device::execution_space;
   using M = CsrMatrix<Scalar, Device>;
-  Kokkos::View<offset_t*, Device> t_map("transpose_row_map", size_t(A.num_cols) + 1);
-  typename M::index_type t_ent(Kokkos::ViewAllocateWithoutInitializing("transpose_entries"),
+  Kokkos::View<offset_t*, Device> t_map("trellis::transpose_row_map", size_t(A.num_cols) + 1);
+  typename M::index_type t_ent(Kokkos::ViewAllocateWithoutInitializing("trellis::transpose_entries"),
                                A.nnz());
-  typename M::values_type t_val(Kokkos::ViewAllocateWithoutInitializing("transpose_values"),
+  typename M::values_type t_val(Kokkos::ViewAllocateWithoutInitializing("trellis::transpose_values"),
                                 A.nnz());
   KokkosKernels::Impl::transpose_matrix<typename M::row_map_type, typename M::index_type,
                                         typename M::values_type, decltype(t_map),

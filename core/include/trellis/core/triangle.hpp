@@ -43,7 +43,7 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   auto entries = A.entries;
   auto values = A.values;
   const bool with_diag = diag == Diagonal::include;
-  Kokkos::View<offset_t*, Device> out_map("triangle_row_map", size_t(n) + 1);
+  Kokkos::View<offset_t*, Device> out_map("trellis::triangle_row_map", size_t(n) + 1);
   Kokkos::parallel_for(
       "trellis::extract_triangle::count", Kokkos::RangePolicy<exec>(0, n),
       KOKKOS_LAMBDA(ordinal_t i) {
@@ -60,9 +60,9 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   offset_t nnz = 0;
   Kokkos::deep_copy(nnz, Kokkos::subview(out_map, n));
   typename CsrMatrix<Scalar, Device>::index_type out_ent(
-      Kokkos::ViewAllocateWithoutInitializing("triangle_entries"), nnz);
+      Kokkos::ViewAllocateWithoutInitializing("trellis::triangle_entries"), nnz);
   typename CsrMatrix<Scalar, Device>::values_type out_val(
-      Kokkos::ViewAllocateWithoutInitializing("triangle_values"), nnz);
+      Kokkos::ViewAllocateWithoutInitializing("trellis::triangle_values"), nnz);
   Kokkos::parallel_for(
       "trellis::extract_triangle::fill", Kokkos::RangePolicy<exec>(0, n),
       KOKKOS_LAMBDA(ordinal_t i) {
@@ -84,7 +84,7 @@ Kokkos::View<Scalar*, Device> extract_diagonal(const CsrMatrix<Scalar, Device>& 
   auto row_map = A.row_map;
   auto entries = A.entries;
   auto values = A.values;
-  Kokkos::View<Scalar*, Device> d("diagonal", A.num_rows);
+  Kokkos::View<Scalar*, Device> d("trellis::diagonal", A.num_rows);
   Kokkos::parallel_for(
       "trellis::extract_diagonal", Kokkos::RangePolicy<exec>(0, A.num_rows),
       KOKKOS_LAMBDA(ordinal_t i) {

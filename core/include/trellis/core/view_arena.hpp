@@ -73,7 +73,7 @@ class ViewArena {
     size_t used = 0;
     size_t room() const { return chunk.extent(0) - used; }
     void start(size_t len) {
-      chunk = Kokkos::View<T*, Device>(Kokkos::ViewAllocateWithoutInitializing("trellis_arena_chunk"), len);
+      chunk = Kokkos::View<T*, Device>(Kokkos::ViewAllocateWithoutInitializing("trellis::arena_chunk"), len);
       used = 0;
     }
   };

@@ -1,0 +1,74 @@
+// Every kernel and allocation of the library is labelled `trellis::...`, so
+// Kokkos Tools output (kernel timers, traces, memory reports) says whose it
+// is. Kokkos' and Kokkos Kernels' own kernels keep their names.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <set>
+#include <string>
+
+#include "trellis/gallery/problem_spec.hpp"
+#include "trellis/solvers/bicgstab.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
+
+namespace trellis {
+namespace {
+
+std::set<std::string>& seen() {
+  static std::set<std::string> labels;
+  return labels;
+}
+void on_kernel(const char* name, const uint32_t, uint64_t*) { seen().insert(name); }
+void on_allocation(const Kokkos_Profiling_SpaceHandle, const char* name, const void*, const uint64_t) {
+  seen().insert(name);
+}
+
+/// Labels Kokkos Kernels 3.4 gives its own arrays and kernels (sptrsv's
+/// level sets and team kernels, sort_crs_matrix), and Kokkos' unlabelled
+/// backend scratch (the OpenMP threads' reduction space).
+const std::set<std::string> theirs = {
+    "Entries aux",     "Values aux",          "[unlabeled]",  "host nodes_grouped_by_level",
+    "host nodes_per_level", "level_list",     "nodes_grouped_by_level", "nodes_per_level",
+    "parfor_l_team",   "parfor_u_team",       "previous_level_list",    "sort_crs_matrix",
+    "tmp_row_view"};
+
+/// Ours: "trellis::..."; Kokkos' fills and destructions name the View they
+/// work on ("Kokkos::View::initialization [label]"), which must be ours too.
+/// Anything else must come from Kokkos or Kokkos Kernels (their names, or
+/// the mangled names of their unlabelled functors, contain "Kokkos").
+bool labelled_as_ours_or_theirs(const std::string& label) {
+  const auto open = label.find('[');
+  if (label.rfind("Kokkos::View::", 0) == 0 && open != std::string::npos)
+    return labelled_as_ours_or_theirs(label.substr(open + 1, label.size() - open - 2));
+  return label.rfind("trellis::", 0) == 0 || label.find("Kokkos") != std::string::npos || theirs.count(label);
+}
+
+TEST(Labels, EveryKernelAndAllocationOfASolveIsNamedTrellis) {
+  using Device = DefaultDevice;
+  const gallery::Problem p = gallery::load_problem("blocklap3d:6x6x5:b=3");
+  const BsrMatrix<double, Device> A = copy_to<Device>(*p.block_matrix);
+  seen().clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(on_kernel);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(on_kernel);
+  Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(on_kernel);
+  Kokkos::Tools::Experimental::set_allocate_data_callback(on_allocation);
+  for (const std::string& name : preconditioner_names()) {
+    const BuiltPreconditioner M = make_preconditioner(name, p.matrix, A);
+    BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A);
+    Kokkos::View<double*, Device> b("trellis::test::b", A.num_rows()), x("trellis::test::x", A.num_rows());
+    Kokkos::deep_copy(b, 1.0);
+    KrylovOptions o;
+    o.max_iterations = 3;
+    bicgstab(op, *M.preconditioner, Kokkos::View<const double*, Device>(b), x, o);
+  }
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+  Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(nullptr);
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  ASSERT_GT(seen().size(), 20u);  // the callbacks saw the work
+  for (const std::string& label : seen()) EXPECT_TRUE(labelled_as_ours_or_theirs(label)) << label;
+}
+
+}  // namespace
+}  // namespace trellis
