@@ -150,13 +150,20 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
         out_("ilu0_out", A.num_rows),
         lower_(handle, LU_, Triangle::lower, true, in_, mid_),
         upper_(handle, LU_, Triangle::upper, false, mid_, out_) {}
-  void apply(CudaConstVector r, CudaVector z) const override {
+  double setup_seconds() const { return factor_seconds_ + lower_.analysis_seconds() + upper_.analysis_seconds(); }
+
+ protected:
+  // The cuSPARSE solves run on the handle's stream (the default instance's), not on space.
+  void apply_on(const execution_space&, CudaConstVector r, CudaVector z) const override {
     lower_.solve(r, mid_);
     upper_.solve(mid_, z);
   }
-  void apply_left(CudaConstVector r, CudaVector z) const override { lower_.solve(r, z); }
-  void apply_right(CudaConstVector r, CudaVector z) const override { upper_.solve(r, z); }
-  double setup_seconds() const { return factor_seconds_ + lower_.analysis_seconds() + upper_.analysis_seconds(); }
+  void apply_left_on(const execution_space&, CudaConstVector r, CudaVector z) const override {
+    lower_.solve(r, z);
+  }
+  void apply_right_on(const execution_space&, CudaConstVector r, CudaVector z) const override {
+    upper_.solve(r, z);
+  }
 
  private:
   double factor_seconds_ = 0;

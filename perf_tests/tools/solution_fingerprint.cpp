@@ -58,8 +58,14 @@ class SpinLoopDd : public Preconditioner<double, Device> {
   using typename Preconditioner<double, Device>::vector_type;
   using typename Preconditioner<double, Device>::const_vector_type;
   explicit SpinLoopDd(std::shared_ptr<const DomainDecompositionIlu<double, Device>> dd)
-      : dd_(std::move(dd)), y_("spin_loop_y", size_t(dd_->num_rows())) {}
-  void apply(const_vector_type r, vector_type z) const override {
+      : dd_(std::move(dd)), y_("trellis::spin_loop_y", size_t(dd_->num_rows())) {}
+#if __has_include("trellis/distributed/communicator.hpp")  // preconditioners take an instance
+  using typename Preconditioner<double, Device>::execution_space;
+  void apply_on(const execution_space&, const_vector_type r, vector_type z) const override { apply_both(r, z); }
+#else
+  void apply(const_vector_type r, vector_type z) const override { apply_both(r, z); }
+#endif
+  void apply_both(const_vector_type r, vector_type z) const {
     dd_->lower_solve_reordered(r, y_, DdLowerSolve::spin_loop_lds);
     dd_->upper_solve_reordered(y_, z);
   }

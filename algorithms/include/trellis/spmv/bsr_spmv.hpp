@@ -15,6 +15,8 @@
 // serves 4 block rows; on host backends V = 1 and a team is one thread walking
 // a chunk of rows, which is a plain parallel loop over block rows.
 // The lane reduction is a fixed tree, so results are bit-identical run to run.
+// Every entry point takes the execution-space instance first (the kernels are
+// queued on it); the overloads without one use the default instance.
 // Limit: a block row is never split between threads, so a row with far more
 // blocks than V lanes runs serially on its lanes (fine for PDE stencils).
 #include <Kokkos_Core.hpp>
@@ -57,10 +59,10 @@ KOKKOS_INLINE_FUNCTION void store_block_row(Scalar alpha, const BlockRowSum<Scal
 /// y = beta y, zeros when beta == 0. (Not KokkosBlas::scal: in Kokkos
 /// Kernels 3.4 its rank-1 path loses the beta == 0 case and keeps NaN as 0*NaN.)
 template <class Scalar, class Device>
-void scale_or_zero(Scalar beta, Kokkos::View<Scalar*, Device> y) {
+void scale_or_zero(const typename Device::execution_space& space, Scalar beta, Kokkos::View<Scalar*, Device> y) {
   using policy = Kokkos::RangePolicy<typename Device::execution_space>;
   Kokkos::parallel_for(
-      "trellis::bsr_spmv::scale", policy(0, y.extent(0)),
+      "trellis::bsr_spmv::scale", policy(space, 0, y.extent(0)),
       KOKKOS_LAMBDA(size_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
 }
 
@@ -84,8 +86,8 @@ BsrSpmvShape bsr_spmv_shape(ordinal_t block_rows, offset_t nnz_blocks) {
 
 /// y = alpha A x + beta y with the block size B fixed at compile time.
 template <int B, class Scalar, class Device>
-void bsr_spmv_fixed(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
-                    Kokkos::View<const Scalar*, Device> x, Scalar beta,
+void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha,
+                    const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x, Scalar beta,
                     Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
@@ -100,7 +102,7 @@ void bsr_spmv_fixed(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
   const int rows_per_team = shape.team_size * shape.rows_per_thread;
   const int league = int((block_rows + rows_per_team - 1LL) / rows_per_team);
   Kokkos::parallel_for(
-      "trellis::bsr_spmv", policy(league, shape.team_size, shape.vector_length),
+      "trellis::bsr_spmv", policy(space, league, shape.team_size, shape.vector_length),
       KOKKOS_LAMBDA(const member& m) {
         const ordinal_t first = ordinal_t(m.league_rank()) * rows_per_team;
         const ordinal_t count = block_rows - first < rows_per_team ? block_rows - first : rows_per_team;
@@ -120,8 +122,8 @@ void bsr_spmv_fixed(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
 
 /// bsr_spmv with a given launch shape (benchmarks tune it through this).
 template <class Scalar, class Device>
-void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
-                     Kokkos::View<const Scalar*, Device> x, Scalar beta,
+void bsr_spmv_shaped(const typename Device::execution_space& space, Scalar alpha,
+                     const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x, Scalar beta,
                      Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
   const std::string who = "bsr_spmv";
   check_block_size(A.block_size, who);
@@ -133,12 +135,19 @@ void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
   if (x.data() == y.data() && y.extent(0) > 0)
     throw StructureError(who + ": x and y must be distinct arrays");
   if (alpha == Scalar(0)) {
-    scale_or_zero(beta, y);
+    scale_or_zero(space, beta, y);
     return;
   }
   with_block_size(A.block_size, who, [&](auto B) {
-    bsr_spmv_fixed<decltype(B)::value>(alpha, A, x, beta, y, shape);
+    bsr_spmv_fixed<decltype(B)::value>(space, alpha, A, x, beta, y, shape);
   });
+}
+
+template <class Scalar, class Device>
+void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
+                     Kokkos::View<const Scalar*, Device> x, Scalar beta,
+                     Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
+  bsr_spmv_shaped(typename Device::execution_space(), alpha, A, x, beta, y, shape);
 }
 
 }  // namespace detail
@@ -148,11 +157,18 @@ void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
 /// Throws StructureError naming the sizes when x or y do not fit A, when x
 /// and y are the same array, or naming b when the block size is unsupported.
 template <class Scalar, class Device>
-void bsr_spmv(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
+void bsr_spmv(const typename Device::execution_space& space, Scalar alpha, const BsrMatrix<Scalar, Device>& A,
               Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y) {
   using exec = typename Device::execution_space;
-  detail::bsr_spmv_shaped(alpha, A, x, beta, y,
+  detail::bsr_spmv_shaped(space, alpha, A, x, beta, y,
                           detail::bsr_spmv_shape<exec>(A.num_block_rows, A.nnz_blocks()));
+}
+
+/// bsr_spmv on the default instance.
+template <class Scalar, class Device>
+void bsr_spmv(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
+              Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y) {
+  bsr_spmv(typename Device::execution_space(), alpha, A, x, beta, y);
 }
 
 }  // namespace trellis

@@ -7,6 +7,7 @@
 #include "trellis/core/name_table.hpp"
 #include "trellis/solvers/detail/bicgstab_steps.hpp"
 #include "trellis/solvers/detail/krylov_support.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
@@ -32,23 +33,29 @@ struct BicgstabWorkspace {
   vec r, rhat, p, v, s, t, phat, shat, w, d;
   vec scalars;                              // an iteration's inner products, in device memory
   typename vec::HostMirror host_scalars;    // and their copy here
-  void reserve(size_t n) {
+  void reserve(size_t n) { reserve(typename Device::execution_space(), n); }
+  void reserve(const typename Device::execution_space& space, size_t n) {
+    auto alloc = [&](const char* label, size_t size) {
+      return vec(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)), size);
+    };
     if (scalars.extent(0) != size_t(slots::count)) {
-      scalars = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_scalars"), slots::count);
+      scalars = alloc("trellis::bicgstab::scalars", slots::count);
       host_scalars = Kokkos::create_mirror_view(Kokkos::HostSpace(), scalars, Kokkos::WithoutInitializing);
     }
     if (r.extent(0) == n) return;
     for (vec* x : {&r, &rhat, &p, &v, &s, &t, &phat, &shat, &w, &d})  // each written before it is read
-      *x = vec(Kokkos::ViewAllocateWithoutInitializing("bicgstab_work"), n);
+      *x = alloc("trellis::bicgstab::work", n);
   }
 };
 
-/// Solves A x = b from the x given. Stops when the residual of the iterated
+/// Solves A x = b from the x given, every kernel and copy queued on the
+/// instance space (the host waits for it once per iteration, to read the
+/// iteration's scalars). Stops when the residual of the iterated
 /// system (K1^{-1}(b - A x) for split, b - A x for right) falls to
 /// max(rel_tol * ||K1^{-1} b||, abs_tol). Named breakdowns: rho = (r, r0^) = 0,
 /// (v, r0^) = 0, omega = 0; NaN or Inf anywhere is non_finite.
 template <class Scalar, class Device>
-KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
+KrylovResult bicgstab(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
                       const Preconditioner<Scalar, Device>& M,
                       Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
                       const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
@@ -61,43 +68,43 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   const bool split = form == BicgstabForm::split;
   BicgstabWorkspace<Scalar, Device> own;
   BicgstabWorkspace<Scalar, Device>& ws = workspace ? *workspace : own;
-  ws.reserve(n);
+  ws.reserve(space, n);
   const vec r = ws.r, rhat = ws.rhat, p = ws.p, v = ws.v, s = ws.s, t = ws.t, phat = ws.phat, shat = ws.shat;
   const vec w = ws.w, d = ws.d;  // split form: A K2^{-1} in before K1^{-1}, and y - y0
   // out = K1^{-1} A K2^{-1} in, with pre = K2^{-1} in kept.
   auto op = [&](cvec in, vec pre, vec out) {
     if (split) {
-      M.apply_right(in, pre);
-      A.apply(pre, w);
-      M.apply_left(w, out);
+      M.apply_right(space, in, pre);
+      A.apply(space, pre, w);
+      M.apply_left(space, w, out);
     } else {
-      M.apply(in, pre);
-      A.apply(pre, out);
+      M.apply(space, in, pre);
+      A.apply(space, pre, out);
     }
   };
   // The iterate the steps add to: y - y0 in terms of p and s (split), x in
   // terms of M^{-1} p and M^{-1} s (right).
   const vec acc = split ? d : x;
   const cvec acc_p = split ? p : phat, acc_s = split ? s : shat;
-  if (split) Kokkos::deep_copy(d, Scalar(0));
+  if (split) Kokkos::deep_copy(space, d, Scalar(0));
   KrylovResult out;
   double ref;  // ||K1^{-1} b||
   if (split) {
-    M.apply_left(b, s);
-    ref = detail::norm2(s);
-    A.apply(x, w);
-    detail::axpby(Scalar(1), b, Scalar(-1), w);
-    M.apply_left(w, r);
+    M.apply_left(space, b, s);
+    ref = detail::norm2(space, s);
+    A.apply(space, x, w);
+    detail::axpby(space, Scalar(1), b, Scalar(-1), w);
+    M.apply_left(space, w, r);
   } else {
-    ref = detail::norm2(b);
-    A.apply(x, r);
-    detail::axpby(Scalar(1), b, Scalar(-1), r);  // b - A x0
+    ref = detail::norm2(space, b);
+    A.apply(space, x, r);
+    detail::axpby(space, Scalar(1), b, Scalar(-1), r);  // b - A x0
   }
   const double stop = detail::stopping_norm(o, ref);
   const double scale = ref > 0 ? ref : 1;
-  Kokkos::deep_copy(rhat, r);
-  Kokkos::deep_copy(p, r);
-  Scalar rho = dot(r, rhat);
+  Kokkos::deep_copy(space, rhat, r);
+  Kokkos::deep_copy(space, p, r);
+  Scalar rho = dot(space, r, rhat);
   double rnorm = std::sqrt(double(rho));  // rhat = r at the start
   detail::record_residual(out, o, rnorm / scale);
   out.status = KrylovStatus::max_iterations;
@@ -108,7 +115,7 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
   for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);  // no parallel fill for 9 values
   host_slots(h.pair0 + 1) = rho;
   host_slots(h.stop) = Scalar(stop);
-  Kokkos::deep_copy(ws.scalars, host_slots);
+  Kokkos::deep_copy(space, ws.scalars, host_slots);
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) { out.status = KrylovStatus::non_finite; break; }
     if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
@@ -117,14 +124,15 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     // One iteration, queued without a wait; the kernels skip what a breakdown
     // or an early convergence leaves out.
     op(p, phat, v);
-    detail::alpha_dot<Scalar, Device>(c, v, rhat);
-    detail::half_step<Scalar, Device>(c, r, v, s);  // s = r - alpha v
+    detail::alpha_dot<Scalar, Device>(space, c, v, rhat);
+    detail::half_step<Scalar, Device>(space, c, r, v, s);  // s = r - alpha v
     op(s, shat, t);
-    detail::omega_dots<Scalar, Device>(c, t, s);
+    detail::omega_dots<Scalar, Device>(space, c, t, s);
     // acc += alpha p + omega s (in the iterate's terms); r = s - omega t.
-    detail::full_step<Scalar, Device>(c, acc, acc_p, acc_s, s, t, r, rhat);
-    detail::direction_step<Scalar, Device>(c, r, v, p);  // p = r + beta (p - omega v)
-    Kokkos::deep_copy(host_slots, ws.scalars);  // the iteration's one round trip
+    detail::full_step<Scalar, Device>(space, c, acc, acc_p, acc_s, s, t, r, rhat);
+    detail::direction_step<Scalar, Device>(space, c, r, v, p);  // p = r + beta (p - omega v)
+    Kokkos::deep_copy(space, host_slots, ws.scalars);  // the iteration's one round trip
+    space.fence();                                     // before the host reads it
     const Scalar vr = host_slots(h.vr);
     if (!std::isfinite(double(vr))) { out.status = KrylovStatus::non_finite; break; }
     if (vr == Scalar(0)) { out.status = KrylovStatus::breakdown_vr; break; }
@@ -143,11 +151,32 @@ KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
     c.cur = h.cur = 1 - h.cur;
   }
   if (split) {
-    M.apply_right(d, w);
-    detail::axpby(Scalar(1), w, Scalar(1), x);
+    M.apply_right(space, d, w);
+    detail::axpby(space, Scalar(1), w, Scalar(1), x);
   }
-  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x, t);
+  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x, t);
   return out;
 }
+
+/// bicgstab on the default instance.
+template <class Scalar, class Device>
+KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
+                      const Preconditioner<Scalar, Device>& M,
+                      Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                      const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
+                      BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
+  return bicgstab<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o, form, workspace);
+}
+
+#define TRELLIS_BICGSTAB_INSTANTIATE(DEVICE)                                                            \
+  template KrylovResult bicgstab<double, DEVICE>(                                                       \
+      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
+      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
+      Kokkos::View<double*, DEVICE>, const KrylovOptions&, BicgstabForm, BicgstabWorkspace<double, DEVICE>*);
+#if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
+#define TRELLIS_BICGSTAB_EXTERN(DEVICE) extern TRELLIS_BICGSTAB_INSTANTIATE(DEVICE)
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_BICGSTAB_EXTERN)
+#undef TRELLIS_BICGSTAB_EXTERN
+#endif
 
 }  // namespace trellis

@@ -13,6 +13,7 @@ namespace trellis {
 template <class Scalar = double, class Device = DefaultDevice>
 class BsrOperator : public LinearOperator<Scalar, Device> {
  public:
+  using typename LinearOperator<Scalar, Device>::execution_space;
   using typename LinearOperator<Scalar, Device>::vector_type;
   using typename LinearOperator<Scalar, Device>::const_vector_type;
   /// Throws StructureError when A is not square or its block size has no
@@ -24,10 +25,12 @@ class BsrOperator : public LinearOperator<Scalar, Device> {
                            std::to_string(A.num_cols()) + ", not square");
   }
   ordinal_t num_rows() const override { return A_.num_rows(); }
-  void apply(const_vector_type x, vector_type y) const override {
-    bsr_spmv(Scalar(1), A_, x, Scalar(0), y);
-  }
   const BsrMatrix<Scalar, Device>& matrix() const { return A_; }
+
+ protected:
+  void apply_on(const execution_space& space, const_vector_type x, vector_type y) const override {
+    bsr_spmv(space, Scalar(1), A_, x, Scalar(0), y);
+  }
 
  private:
   BsrMatrix<Scalar, Device> A_;

@@ -1,55 +1,79 @@
 #pragma once
 // Preconditioned conjugate gradients, for symmetric positive definite A and M.
 #include "trellis/solvers/detail/krylov_support.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
 
-/// Solves A x = b from the x given. Stops on ||r|| <= max(rel_tol ||b||,
-/// abs_tol); (p, A p) <= 0 (A not positive definite) is breakdown_vr.
+/// Solves A x = b from the x given, every kernel queued on the instance space
+/// (the host waits for it only to read an inner product). Stops on
+/// ||r|| <= max(rel_tol ||b||, abs_tol); (p, A p) <= 0 (A not positive
+/// definite) is breakdown_vr.
 template <class Scalar, class Device>
-KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
-                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
-                const KrylovOptions& o = {}) {
+KrylovResult cg(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
   using detail::axpby;
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
   detail::check_krylov_arguments("cg", A, b, x, o);
   const size_t n = b.extent(0);
-  vec r("cg_r", n), z("cg_z", n), p("cg_p", n), q("cg_q", n);
+  auto alloc = [&](const char* label) { return vec(Kokkos::view_alloc(space, std::string(label)), n); };
+  const vec r = alloc("trellis::cg::r"), z = alloc("trellis::cg::z"), p = alloc("trellis::cg::p"),
+            q = alloc("trellis::cg::q");
   KrylovResult out;
-  const double bnorm = detail::norm2(b);
+  const double bnorm = detail::norm2(space, b);
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
-  A.apply(x, r);
-  axpby(Scalar(1), b, Scalar(-1), r);  // r = b - A x
-  double rnorm = detail::norm2(r);
+  A.apply(space, x, r);
+  axpby(space, Scalar(1), b, Scalar(-1), r);  // r = b - A x
+  double rnorm = detail::norm2(space, r);
   detail::record_residual(out, o, rnorm / scale);
-  M.apply(r, z);
-  Kokkos::deep_copy(p, z);
-  Scalar rz = dot(r, z);
+  M.apply(space, r, z);
+  Kokkos::deep_copy(space, p, z);
+  Scalar rz = dot(space, r, z);
   out.status = KrylovStatus::max_iterations;
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) { out.status = KrylovStatus::non_finite; break; }
     if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
-    A.apply(p, q);
-    const Scalar pq = dot(p, q);
+    A.apply(space, p, q);
+    const Scalar pq = dot(space, p, q);
     if (!std::isfinite(double(pq))) { out.status = KrylovStatus::non_finite; break; }
     if (!(pq > 0)) { out.status = KrylovStatus::breakdown_vr; break; }
     const Scalar alpha = rz / pq;
-    axpby(alpha, p, Scalar(1), x);
-    axpby(-alpha, q, Scalar(1), r);
-    rnorm = detail::norm2(r);
+    axpby(space, alpha, p, Scalar(1), x);   // x += alpha p
+    axpby(space, -alpha, q, Scalar(1), r);  // r -= alpha A p
+    rnorm = detail::norm2(space, r);
     ++out.iterations;
     detail::record_residual(out, o, rnorm / scale);
-    M.apply(r, z);
-    const Scalar rz_next = dot(r, z);
-    axpby(Scalar(1), z, rz_next / rz, p);  // p = z + beta p
+    M.apply(space, r, z);
+    const Scalar rz_next = dot(space, r, z);
+    axpby(space, Scalar(1), z, rz_next / rz, p);  // p = z + beta p
     rz = rz_next;
   }
-  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x);
+  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x);
   return out;
 }
+
+/// cg on the default instance.
+template <class Scalar, class Device>
+KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
+                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                const KrylovOptions& o = {}) {
+  return cg<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
+}
+
+#define TRELLIS_CG_INSTANTIATE(DEVICE)                                                            \
+  template KrylovResult cg<double, DEVICE>(                                                       \
+      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
+      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
+      Kokkos::View<double*, DEVICE>, const KrylovOptions&);
+#if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
+#define TRELLIS_CG_EXTERN(DEVICE) extern TRELLIS_CG_INSTANTIATE(DEVICE)
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_CG_EXTERN)
+#undef TRELLIS_CG_EXTERN
+#endif
 
 }  // namespace trellis

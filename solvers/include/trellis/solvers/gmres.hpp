@@ -5,14 +5,17 @@
 #include <vector>
 
 #include "trellis/solvers/detail/krylov_support.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
 
-/// Solves A x = b from the x given; restart = options.restart (m). Stops on
-/// ||b - A x|| <= max(rel_tol ||b||, abs_tol); NaN or Inf is non_finite.
+/// Solves A x = b from the x given, every kernel queued on the instance space
+/// (the host waits for it only to read an inner product); restart =
+/// options.restart (m). Stops on ||b - A x|| <= max(rel_tol ||b||, abs_tol);
+/// NaN or Inf is non_finite.
 template <class Scalar, class Device>
-KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
+KrylovResult gmres(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
                    const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
                    Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
   using detail::axpby;
@@ -21,37 +24,39 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
   detail::check_krylov_arguments("gmres", A, b, x, o);
   const size_t n = b.extent(0);
   const int m = o.restart;
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device> V("gmres_V", n, m + 1);
+  using basis = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+  const basis V(Kokkos::view_alloc(space, std::string("trellis::gmres::V")), n, m + 1);
   auto column = [&](int j) { return Kokkos::subview(V, Kokkos::ALL, j); };
-  vec w("gmres_w", n), z("gmres_z", n);
+  const vec w(Kokkos::view_alloc(space, std::string("trellis::gmres::w")), n);
+  const vec z(Kokkos::view_alloc(space, std::string("trellis::gmres::z")), n);
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
   KrylovResult out;
-  const double bnorm = detail::norm2(b);
+  const double bnorm = detail::norm2(space, b);
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
   out.status = KrylovStatus::max_iterations;
   bool done = false;
   for (int cycle = 0; !done; ++cycle) {
-    A.apply(x, w);
-    axpby(Scalar(1), b, Scalar(-1), w);  // r = b - A x
-    const double beta = detail::norm2(w);
+    A.apply(space, x, w);
+    axpby(space, Scalar(1), b, Scalar(-1), w);  // r = b - A x
+    const double beta = detail::norm2(space, w);
     if (cycle == 0) detail::record_residual(out, o, beta / scale);
     if (!std::isfinite(beta)) { out.status = KrylovStatus::non_finite; break; }
     if (beta <= stop) { out.status = KrylovStatus::converged; break; }
     if (out.iterations >= o.max_iterations) break;
-    detail::scale(Scalar(1 / beta), w, column(0));
+    detail::scale(space, Scalar(1 / beta), w, column(0));  // v_0 = r / ||r||
     std::fill(g.begin(), g.end(), 0.0);
     g[0] = beta;
     int k = 0;  // columns of V in this cycle's solution
     while (k < m && out.iterations < o.max_iterations) {
-      M.apply(column(k), z);
-      A.apply(z, w);
+      M.apply(space, column(k), z);
+      A.apply(space, z, w);  // w = A M^{-1} v_k
       for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-        h(i, k) = dot(w, column(i));
-        axpby(Scalar(-h(i, k)), column(i), Scalar(1), w);
+        h(i, k) = dot(space, w, column(i));
+        axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
       }
-      h(k + 1, k) = detail::norm2(w);
+      h(k + 1, k) = detail::norm2(space, w);
       for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
         const double a = h(i, k), c = h(i + 1, k);
         h(i, k) = cs[i] * a + sn[i] * c;
@@ -71,7 +76,7 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
       const double resid = std::abs(g[k]);
       detail::record_residual(out, o, resid / scale);
       if (resid <= stop || hk1 == 0) break;
-      detail::scale(Scalar(1 / hk1), w, column(k));
+      detail::scale(space, Scalar(1 / hk1), w, column(k));
     }
     if (k == 0) break;
     // y = H(0:k, 0:k)^{-1} g(0:k); x += M^{-1} V y.
@@ -81,13 +86,32 @@ KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
       for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[j];
       y[i] = h(i, i) != 0 ? s / h(i, i) : 0;
     }
-    Kokkos::deep_copy(w, Scalar(0));
-    for (int j = 0; j < k; ++j) axpby(Scalar(y[j]), column(j), Scalar(1), w);
-    M.apply(w, z);
-    axpby(Scalar(1), z, Scalar(1), x);
+    Kokkos::deep_copy(space, w, Scalar(0));
+    for (int j = 0; j < k; ++j) axpby(space, Scalar(y[j]), column(j), Scalar(1), w);
+    M.apply(space, w, z);
+    axpby(space, Scalar(1), z, Scalar(1), x);
   }
-  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(A, b, x);
+  out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x);
   return out;
 }
+
+/// gmres on the default instance.
+template <class Scalar, class Device>
+KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
+                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+  return gmres<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
+}
+
+#define TRELLIS_GMRES_INSTANTIATE(DEVICE)                                                            \
+  template KrylovResult gmres<double, DEVICE>(                                                       \
+      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
+      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
+      Kokkos::View<double*, DEVICE>, const KrylovOptions&);
+#if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
+#define TRELLIS_GMRES_EXTERN(DEVICE) extern TRELLIS_GMRES_INSTANTIATE(DEVICE)
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_GMRES_EXTERN)
+#undef TRELLIS_GMRES_EXTERN
+#endif
 
 }  // namespace trellis

@@ -1,6 +1,11 @@
 #pragma once
 // What the Krylov drivers see of a matrix: y = A x. Matrices, and later the
 // Kronecker and stencil operators, implement it; the drivers know nothing else.
+//
+// Non-virtual interface: callers use apply(space, x, y) (work queued on the
+// execution-space instance space) or apply(x, y) (the default instance);
+// implementations override the one protected apply_on and so never hide an
+// overload of apply.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_spmv.hpp>
 
@@ -11,18 +16,27 @@ namespace trellis {
 template <class Scalar = double, class Device = DefaultDevice>
 class LinearOperator {
  public:
+  using execution_space = typename Device::execution_space;
   using vector_type = Kokkos::View<Scalar*, Device>;
   using const_vector_type = Kokkos::View<const Scalar*, Device>;
   virtual ~LinearOperator() = default;
   virtual ordinal_t num_rows() const = 0;
-  /// y = A x; x and y are distinct Views of num_rows() entries.
-  virtual void apply(const_vector_type x, vector_type y) const = 0;
+  /// y = A x on the instance space (queued: the call need not wait for it);
+  /// x and y are distinct Views of num_rows() entries.
+  void apply(const execution_space& space, const_vector_type x, vector_type y) const { apply_on(space, x, y); }
+  /// y = A x on the default instance.
+  void apply(const_vector_type x, vector_type y) const { apply_on(execution_space(), x, y); }
+
+ protected:
+  /// The customisation point behind both apply overloads.
+  virtual void apply_on(const execution_space& space, const_vector_type x, vector_type y) const = 0;
 };
 
 /// A CSR matrix as an operator (Kokkos Kernels spmv).
 template <class Scalar = double, class Device = DefaultDevice>
 class CsrOperator : public LinearOperator<Scalar, Device> {
  public:
+  using typename LinearOperator<Scalar, Device>::execution_space;
   using typename LinearOperator<Scalar, Device>::vector_type;
   using typename LinearOperator<Scalar, Device>::const_vector_type;
   explicit CsrOperator(const CsrMatrix<Scalar, Device>& A) : A_(A), kk_(to_kokkos(A)) {
@@ -31,10 +45,16 @@ class CsrOperator : public LinearOperator<Scalar, Device> {
                            std::to_string(A.num_cols) + ", not square");
   }
   ordinal_t num_rows() const override { return A_.num_rows; }
-  void apply(const_vector_type x, vector_type y) const override {
+  const CsrMatrix<Scalar, Device>& matrix() const { return A_; }
+
+ protected:
+  /// Kokkos Kernels 3.4's spmv takes no execution-space instance: it runs on
+  /// the default instance, which Kokkos orders with the instances it wraps
+  /// (CUDA: the legacy default stream against blocking streams). Pass space
+  /// when Kokkos Kernels' spmv(space, ...) (4.x) is available.
+  void apply_on(const execution_space& /*space*/, const_vector_type x, vector_type y) const override {
     KokkosSparse::spmv("N", Scalar(1), kk_, x, Scalar(0), y);
   }
-  const CsrMatrix<Scalar, Device>& matrix() const { return A_; }
 
  private:
   CsrMatrix<Scalar, Device> A_;

@@ -10,6 +10,9 @@
 // The host decides convergence and breakdown from that copy with the same
 // predicates (IterationScalars) that the kernels evaluate on the device, so a
 // step the host rejects has not touched x or r.
+//
+// Every step is queued on the execution-space instance it takes first; its
+// inner products go through sums_into (vector_ops.hpp, the reduction seam).
 #include <Kokkos_Core.hpp>
 
 #include "trellis/solvers/detail/vector_ops.hpp"
@@ -56,69 +59,68 @@ using DeviceScalars = IterationScalars<Kokkos::View<Scalar*, Device>>;
 
 /// (v, rhat) into slot vr.
 template <class Scalar, class Device>
-void alpha_dot(const DeviceScalars<Scalar, Device>& c, Kokkos::View<const Scalar*, Device> v,
-               Kokkos::View<const Scalar*, Device> rhat) {
-  using exec = typename Device::execution_space;
-  sums_into<Scalar, 1, exec>("trellis::bicgstab::alpha_dot", v.extent(0), c.s.data() + c.vr,
-                             KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); });
+void alpha_dot(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
+               Kokkos::View<const Scalar*, Device> v, Kokkos::View<const Scalar*, Device> rhat) {
+  sums_into<Scalar, 1>(space, "trellis::bicgstab::alpha_dot", v.extent(0), c.s.data() + c.vr,
+                       KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); });
 }
 
 /// s = r - alpha v, (s, s) into slot ss. When alpha cannot be formed s = 0,
 /// so that the operator the driver applies to s next sees finite input.
 template <class Scalar, class Device>
-void half_step(const DeviceScalars<Scalar, Device>& c, Kokkos::View<const Scalar*, Device> r,
-               Kokkos::View<const Scalar*, Device> v, Kokkos::View<Scalar*, Device> s) {
-  using exec = typename Device::execution_space;
-  sums_into<Scalar, 1, exec>("trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss,
-                             KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                               const Scalar si = c.alpha_usable() ? r(i) - c.alpha() * v(i) : Scalar(0);
-                               s(i) = si;
-                               acc[0] += si * si;
-                             });
+void half_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
+               Kokkos::View<const Scalar*, Device> r, Kokkos::View<const Scalar*, Device> v,
+               Kokkos::View<Scalar*, Device> s) {
+  sums_into<Scalar, 1>(space, "trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss,
+                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+                         const Scalar si = c.alpha_usable() ? r(i) - c.alpha() * v(i) : Scalar(0);
+                         s(i) = si;
+                         acc[0] += si * si;
+                       });
 }
 
 /// (t, t) and (t, s) into slots tt and ts.
 template <class Scalar, class Device>
-void omega_dots(const DeviceScalars<Scalar, Device>& c, Kokkos::View<const Scalar*, Device> t,
-                Kokkos::View<const Scalar*, Device> s) {
-  using exec = typename Device::execution_space;
-  sums_into<Scalar, 2, exec>("trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt,
-                             KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                               acc[0] += t(i) * t(i);
-                               acc[1] += t(i) * s(i);
-                             });
+void omega_dots(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
+                Kokkos::View<const Scalar*, Device> t, Kokkos::View<const Scalar*, Device> s) {
+  sums_into<Scalar, 2>(space, "trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt,
+                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+                         acc[0] += t(i) * t(i);
+                         acc[1] += t(i) * s(i);
+                       });
 }
 
 /// The iterate y and the residual r: y += alpha p + omega q and r = s - omega t,
 /// with (r, r) and (r, rhat) into the next (rr, rho) pair; after a half step
 /// that converged, y += alpha p alone; after a breakdown, nothing.
 template <class Scalar, class Device>
-void full_step(const DeviceScalars<Scalar, Device>& c, Kokkos::View<Scalar*, Device> y,
-               Kokkos::View<const Scalar*, Device> p, Kokkos::View<const Scalar*, Device> q,
+void full_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
+               Kokkos::View<Scalar*, Device> y, Kokkos::View<const Scalar*, Device> p,
+               Kokkos::View<const Scalar*, Device> q,
                Kokkos::View<const Scalar*, Device> s, Kokkos::View<const Scalar*, Device> t,
                Kokkos::View<Scalar*, Device> r, Kokkos::View<const Scalar*, Device> rhat) {
-  using exec = typename Device::execution_space;
-  sums_into<Scalar, 2, exec>("trellis::bicgstab::full_step", r.extent(0), c.s.data() + c.pair0 + 2 * (1 - c.cur),
-                             KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                               if (c.full_step_taken()) {
-                                 const Scalar omega = c.omega();
-                                 y(i) += c.alpha() * p(i) + omega * q(i);
-                                 const Scalar ri = s(i) - omega * t(i);
-                                 r(i) = ri;
-                                 acc[0] += ri * ri;
-                                 acc[1] += ri * rhat(i);
-                               } else if (c.half_step_converged()) {
-                                 y(i) += c.alpha() * p(i);
-                               }
-                             });
+  sums_into<Scalar, 2>(space, "trellis::bicgstab::full_step", r.extent(0), c.s.data() + c.pair0 + 2 * (1 - c.cur),
+                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+                         if (c.full_step_taken()) {
+                           const Scalar omega = c.omega();
+                           y(i) += c.alpha() * p(i) + omega * q(i);
+                           const Scalar ri = s(i) - omega * t(i);
+                           r(i) = ri;
+                           acc[0] += ri * ri;
+                           acc[1] += ri * rhat(i);
+                         } else if (c.half_step_converged()) {
+                           y(i) += c.alpha() * p(i);
+                         }
+                       });
 }
 
 /// p = r + beta (p - omega v), after a full step only.
 template <class Scalar, class Device>
-void direction_step(const DeviceScalars<Scalar, Device>& c, Kokkos::View<const Scalar*, Device> r,
-                    Kokkos::View<const Scalar*, Device> v, Kokkos::View<Scalar*, Device> p) {
+void direction_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
+                    Kokkos::View<const Scalar*, Device> r, Kokkos::View<const Scalar*, Device> v,
+                    Kokkos::View<Scalar*, Device> p) {
   Kokkos::parallel_for(
-      "trellis::bicgstab::direction", Kokkos::RangePolicy<typename Device::execution_space>(0, p.extent(0)),
+      "trellis::bicgstab::direction", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, p.extent(0)),
       KOKKOS_LAMBDA(size_t i) {
         if (c.full_step_taken()) p(i) = r(i) + c.beta() * (p(i) - c.omega() * v(i));
       });

@@ -35,24 +35,28 @@ inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
   return std::max(o.rel_tol * reference_norm, o.abs_tol);
 }
 
-/// ||b - A x|| / ||b|| (||b - A x|| when b = 0), with r as the work vector.
+/// ||b - A x|| / ||b|| (||b - A x|| when b = 0), with r as the work vector,
+/// on the instance space (waits for it: the host reads the norms).
 template <class Scalar, class Device>
-double true_relative_residual(const LinearOperator<Scalar, Device>& A,
+double true_relative_residual(const typename Device::execution_space& space,
+                              const LinearOperator<Scalar, Device>& A,
                               Kokkos::View<const Scalar*, Device> b,
                               Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> r) {
-  A.apply(x, r);
-  axpby(Scalar(1), b, Scalar(-1), r);
-  const double bn = norm2(b), rn = norm2(r);
+  A.apply(space, x, r);
+  axpby(space, Scalar(1), b, Scalar(-1), r);
+  const double bn = norm2(space, b), rn = norm2(space, r);
   return bn > 0 ? rn / bn : rn;
 }
 
 template <class Scalar, class Device>
-double true_relative_residual(const LinearOperator<Scalar, Device>& A,
+double true_relative_residual(const typename Device::execution_space& space,
+                              const LinearOperator<Scalar, Device>& A,
                               Kokkos::View<const Scalar*, Device> b,
                               Kokkos::View<const Scalar*, Device> x) {
-  Kokkos::View<Scalar*, Device> r(Kokkos::ViewAllocateWithoutInitializing("true_residual"),
-                                  b.extent(0));
-  return true_relative_residual<Scalar, Device>(A, b, x, r);
+  Kokkos::View<Scalar*, Device> r(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::krylov::true_residual")),
+      b.extent(0));
+  return true_relative_residual<Scalar, Device>(space, A, b, x, r);
 }
 
 }  // namespace trellis::detail

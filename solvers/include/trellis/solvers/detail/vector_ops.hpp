@@ -1,57 +1,179 @@
 #pragma once
-// The vector operations of the Krylov drivers. Every reduction goes through
-// dot() or sums_into() here, so that a distributed build can make them global in
-// one place.
+// The vector operations of the Krylov drivers, each queued on the
+// execution-space instance it takes first.
+//
+// Kokkos Kernels 3.4's KokkosBlas::dot/axpby/update/scal take no instance, so
+// they are written here as Kokkos kernels on the instance:
+//   - axpby and scale keep KokkosBlas's arithmetic exactly (axpby: its
+//     expression for each coefficient -1, 0, 1 or other; scale: a * x), so
+//     their results are bit-identical to KokkosBlas's on every backend;
+//   - dot is the same RangePolicy sum of x(i) * y(i) from zero as
+//     KokkosBlas::dot: on the host backends Kokkos partitions and joins it the
+//     same way (identical bits); on GPUs Kokkos may choose another block size
+//     for this kernel than for KokkosBlas's functor, so the last bits of a dot
+//     product can differ from KokkosBlas's (never from run to run).
+//
+// THE REDUCTION SEAM. Every global reduction of the drivers goes through this
+// file: dot() and norm2() (values the host reads) and sums_into() (values left
+// in device memory for the next kernel). Each ends in global_sum(), the one
+// place where a sum over this process's rows becomes a sum over all processes
+// (an MPI_Allreduce through distributed::Communicator). The drivers run on
+// one process today and pass the default, single-process Communicator, for
+// which global_sum does nothing: no copy, no wait, no MPI. A distributed
+// driver (the Kronecker GMRES, with distributed/halo_plan.hpp for its
+// operator) passes its Communicator to these calls and nothing else changes.
 #include <Kokkos_Core.hpp>
-#include <KokkosBlas1_axpby.hpp>
-#include <KokkosBlas1_dot.hpp>
-#include <KokkosBlas1_scal.hpp>
-#include <KokkosBlas1_update.hpp>
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "trellis/core/errors.hpp"
 #include "trellis/core/sum_array.hpp"
+#include "trellis/distributed/communicator.hpp"
 
 namespace trellis::detail {
 
-/// Runs body(i, acc) for i in [0, n), where acc is a Scalar[N] to add into,
-/// and writes the N sums to dest[0..N), memory of ExecSpace's: the call does
-/// not wait for the result, so reductions queue like any other kernel.
+/// The seam: values[0..n), in MemorySpace (the sums over this process's rows),
+/// become the sums over all processes of comm, queued on space. One process:
+/// returns at once. Several: copies to the host (waiting for space, since the
+/// local sums must exist), Communicator::allreduce_sum, copies back, waits.
+template <class MemorySpace, class ExecSpace, class Scalar>
+void global_sum(const ExecSpace& space, const distributed::Communicator& comm, Scalar* values, int n) {
+  if (comm.single_process()) return;
+  const Kokkos::View<Scalar*, MemorySpace, Kokkos::MemoryUnmanaged> local(values, n);
+  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), local);  // local itself in host memory
+  Kokkos::deep_copy(space, host, local);
+  space.fence();
+  std::vector<double> sums(host.data(), host.data() + n);
+  comm.allreduce_sum(sums.data(), n);
+  for (int k = 0; k < n; ++k) host(k) = Scalar(sums[size_t(k)]);
+  Kokkos::deep_copy(space, local, host);
+  space.fence();  // host may be a temporary mirror
+}
+
+/// Runs body(i, acc) for i in [0, n) on space, where acc is a Scalar[N] to add
+/// into, and writes the N global sums to dest[0..N), memory of ExecSpace's.
+/// On one process the call does not wait for the result, so reductions queue
+/// like any other kernel.
 template <class Scalar, int N, class ExecSpace, class Body>
-void sums_into(const char* label, size_t n, Scalar* dest, const Body& body) {
-  using space = typename ExecSpace::memory_space;
-  Kokkos::View<SumArray<Scalar, N>, space> result(reinterpret_cast<SumArray<Scalar, N>*>(dest));  // unmanaged
+void sums_into(const ExecSpace& space, const char* label, size_t n, Scalar* dest, const Body& body,
+               const distributed::Communicator& comm = distributed::Communicator()) {
+  using memory = typename ExecSpace::memory_space;
+  Kokkos::View<SumArray<Scalar, N>, memory> result(reinterpret_cast<SumArray<Scalar, N>*>(dest));  // unmanaged
   Kokkos::parallel_reduce(
-      label, Kokkos::RangePolicy<ExecSpace>(0, n),
+      label, Kokkos::RangePolicy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(size_t i, SumArray<Scalar, N> & acc) { body(i, acc.v); },
-      Kokkos::Sum<SumArray<Scalar, N>, space>(result));
+      Kokkos::Sum<SumArray<Scalar, N>, memory>(result));  // into a View: no fence
+  global_sum<memory>(space, comm, dest, N);
 }
 
 template <class X, class Y>
-typename X::non_const_value_type dot(const X& x, const Y& y) {
-  return KokkosBlas::dot(x, y);
+void check_same_length(const char* who, const X& x, const Y& y) {
+  if (x.extent(0) != y.extent(0))
+    throw StructureError(std::string(who) + ": vectors of length " + std::to_string(x.extent(0)) + " and " +
+                         std::to_string(y.extent(0)));
 }
 
-template <class X>
-typename X::non_const_value_type norm2(const X& x) {
-  return std::sqrt(dot(x, x));
+/// (x, y) over all processes of comm. Waits for space: the host reads it.
+template <class ExecSpace, class X, class Y>
+typename X::non_const_value_type dot(const ExecSpace& space, const X& x, const Y& y,
+                                     const distributed::Communicator& comm = distributed::Communicator()) {
+  using Scalar = typename X::non_const_value_type;
+  check_same_length("trellis::dot", x, y);
+  Scalar sum = 0;
+  Kokkos::parallel_reduce(  // into a host scalar: Kokkos fences space
+      "trellis::dot", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(size_t i, Scalar & acc) { acc += x(i) * y(i); }, sum);
+  global_sum<Kokkos::HostSpace>(space, comm, &sum, 1);
+  return sum;
+}
+
+template <class ExecSpace, class X>
+typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
+                                       const distributed::Communicator& comm = distributed::Communicator()) {
+  return std::sqrt(dot(space, x, x, comm));
+}
+
+/// KokkosBlas's classes of a coefficient: 0, -1, 1, or any other value (2).
+template <class Scalar>
+int coefficient_class(Scalar a) {
+  return a == Scalar(0) ? 0 : a == -Scalar(1) ? -1 : a == Scalar(1) ? 1 : 2;
+}
+
+/// y = a x + b y for the classes A of a and B of b, with KokkosBlas::axpby's
+/// expression for each (b = 0 never reads y, a = 0 never reads x).
+template <int A, int B, class ExecSpace, class Scalar, class X, class Y>
+void axpby_classed(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y) {
+  if constexpr (A == 0 && B == 1) return;  // y = y
+  Kokkos::parallel_for(
+      "trellis::axpby", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)), KOKKOS_LAMBDA(size_t i) {
+        if constexpr (A == 0) {
+          if constexpr (B == 0) y(i) = Scalar(0);
+          else if constexpr (B == -1) y(i) = -y(i);
+          else y(i) = b * y(i);
+        } else if constexpr (A == -1) {
+          if constexpr (B == 0) y(i) = -x(i);
+          else if constexpr (B == -1) y(i) = -x(i) - y(i);
+          else if constexpr (B == 1) y(i) = -x(i) + y(i);
+          else y(i) = -x(i) + b * y(i);
+        } else if constexpr (A == 1) {
+          if constexpr (B == 0) y(i) = x(i);
+          else if constexpr (B == -1) y(i) = x(i) - y(i);
+          else if constexpr (B == 1) y(i) = x(i) + y(i);
+          else y(i) = x(i) + b * y(i);
+        } else {
+          if constexpr (B == 0) y(i) = a * x(i);
+          else if constexpr (B == -1) y(i) = a * x(i) - y(i);
+          else if constexpr (B == 1) y(i) = a * x(i) + y(i);
+          else y(i) = a * x(i) + b * y(i);
+        }
+      });
+}
+
+template <int A, class ExecSpace, class Scalar, class X, class Y>
+void axpby_classed_b(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y) {
+  switch (coefficient_class(b)) {
+    case 0: return axpby_classed<A, 0>(space, a, x, b, y);
+    case -1: return axpby_classed<A, -1>(space, a, x, b, y);
+    case 1: return axpby_classed<A, 1>(space, a, x, b, y);
+    default: return axpby_classed<A, 2>(space, a, x, b, y);
+  }
 }
 
 /// y = a x + b y.
-template <class Scalar, class X, class Y>
-void axpby(Scalar a, const X& x, Scalar b, const Y& y) {
-  KokkosBlas::axpby(a, x, b, y);
+template <class ExecSpace, class Scalar, class X, class Y>
+void axpby(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y) {
+  check_same_length("trellis::axpby", x, y);
+  switch (coefficient_class(a)) {
+    case 0: return axpby_classed_b<0>(space, a, x, b, y);
+    case -1: return axpby_classed_b<-1>(space, a, x, b, y);
+    case 1: return axpby_classed_b<1>(space, a, x, b, y);
+    default: return axpby_classed_b<2>(space, a, x, b, y);
+  }
 }
 
-/// z = a x + b y + c z, in one pass (c = 0: z is not read).
-template <class Scalar, class X, class Y, class Z>
-void update(Scalar a, const X& x, Scalar b, const Y& y, Scalar c, const Z& z) {
-  KokkosBlas::update(a, x, b, y, c, z);
+/// z = a x + b y + c z, in one pass (c = 0: z is not read). The plain
+/// expression for every coefficient (not KokkosBlas::update's special cases
+/// for -1, 0 and 1); no driver uses it today.
+template <class ExecSpace, class Scalar, class X, class Y, class Z>
+void update(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y, Scalar c, const Z& z) {
+  check_same_length("trellis::update", x, z);
+  check_same_length("trellis::update", y, z);
+  Kokkos::parallel_for(
+      "trellis::update", Kokkos::RangePolicy<ExecSpace>(space, 0, z.extent(0)), KOKKOS_LAMBDA(size_t i) {
+        z(i) = c == Scalar(0) ? a * x(i) + b * y(i) : a * x(i) + b * y(i) + c * z(i);
+      });
 }
 
-/// y = a x.
-template <class Scalar, class X, class Y>
-void scale(Scalar a, const X& x, const Y& y) {
-  KokkosBlas::scal(y, a, x);
+/// y = a x, as a * x(i) for every a: what KokkosBlas::scal computes for
+/// rank-1 Views in Kokkos Kernels 3.4 (its coefficient classes are lost on
+/// that path), so a = 0 keeps the sign of zero and NaN of x as it did.
+template <class ExecSpace, class Scalar, class X, class Y>
+void scale(const ExecSpace& space, Scalar a, const X& x, const Y& y) {
+  check_same_length("trellis::scale", x, y);
+  Kokkos::parallel_for(
+      "trellis::scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
+      KOKKOS_LAMBDA(size_t i) { y(i) = a * x(i); });
 }
 
 }  // namespace trellis::detail

@@ -16,24 +16,29 @@ namespace trellis {
 template <class Scalar = double, class Device = DefaultDevice>
 class DdPreconditioner : public Preconditioner<Scalar, Device> {
  public:
+  using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   using factor_type = DomainDecompositionIlu<Scalar, Device>;
   DdPreconditioner(std::shared_ptr<const factor_type> dd, DdApply variant, bool reordered)
       : dd_(std::move(dd)), variant_(variant), reordered_(reordered) {}
-  void apply(const_vector_type r, vector_type z) const override {
-    if (reordered_) dd_->apply_reordered(r, z, variant_);
-    else dd_->apply(r, z, variant_);
-  }
-  void apply_left(const_vector_type r, vector_type z) const override {
-    if (!reordered_) return apply(r, z);
-    dd_->lower_solve_reordered(r, z, DdLowerSolve::dag_ec_lds);
-  }
-  void apply_right(const_vector_type r, vector_type z) const override {
-    if (!reordered_) return Kokkos::deep_copy(z, r);
-    dd_->upper_solve_reordered(r, z);
-  }
   const factor_type& factors() const { return *dd_; }
+
+ protected:
+  // DomainDecompositionIlu takes no instance yet: its solves run on the
+  // default instance.
+  void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    if (reordered_) dd_->apply_reordered(space, r, z, variant_);
+    else dd_->apply(space, r, z, variant_);
+  }
+  void apply_left_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    if (!reordered_) return apply_on(space, r, z);
+    dd_->lower_solve_reordered(space, r, z, DdLowerSolve::dag_ec_lds);
+  }
+  void apply_right_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    if (!reordered_) return Kokkos::deep_copy(space, z, r);
+    dd_->upper_solve_reordered(space, r, z);
+  }
 
  private:
   std::shared_ptr<const factor_type> dd_;

@@ -13,14 +13,19 @@ namespace trellis {
 template <class Scalar = double, class Device = DefaultDevice>
 class GaussSeidelPreconditioner : public Preconditioner<Scalar, Device> {
  public:
+  using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   GaussSeidelPreconditioner(const CsrMatrix<Scalar, Device>& A, SweepDirection direction,
                             TrsvAlgorithm algorithm = TrsvAlgorithm::automatic, int sweeps = 1)
       : gs_(A, algorithm), direction_(direction), sweeps_(sweeps) {}
-  void apply(const_vector_type r, vector_type z) const override {
-    Kokkos::deep_copy(z, Scalar(0));
-    gs_.apply(r, z, direction_, sweeps_);
+
+ protected:
+  // GaussSeidel::apply takes no instance yet: the sweeps run on the default
+  // instance, after the fill on space (see preconditioner.hpp).
+  void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    Kokkos::deep_copy(space, z, Scalar(0));
+    gs_.apply(space, r, z, direction_, sweeps_);
   }
 
  private:

@@ -40,6 +40,7 @@ ordinal_t invert_diagonal(const CsrMatrix<Scalar, Device>& A, Kokkos::View<Scala
 template <class Scalar = double, class Device = DefaultDevice>
 class JacobiPreconditioner : public Preconditioner<Scalar, Device> {
  public:
+  using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   explicit JacobiPreconditioner(const CsrMatrix<Scalar, Device>& A)
@@ -47,11 +48,13 @@ class JacobiPreconditioner : public Preconditioner<Scalar, Device> {
     const ordinal_t bad = detail::invert_diagonal(A, inv_diag_);
     if (bad < A.num_rows) throw PivotError("Jacobi: zero, missing or non-finite diagonal", bad, 0.0);
   }
-  void apply(const_vector_type r, vector_type z) const override {
-    using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+
+ protected:
+  void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    using policy = Kokkos::RangePolicy<execution_space>;
     auto inv = inv_diag_;
     Kokkos::parallel_for(
-        "trellis::jacobi::apply", policy(0, ordinal_t(r.extent(0))),
+        "trellis::jacobi::apply", policy(space, 0, ordinal_t(r.extent(0))),
         KOKKOS_LAMBDA(ordinal_t i) { z(i) = inv(i) * r(i); });
   }
 

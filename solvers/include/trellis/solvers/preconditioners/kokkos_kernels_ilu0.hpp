@@ -18,6 +18,7 @@ namespace trellis {
 template <class Scalar = double, class Device = DefaultDevice>
 class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
  public:
+  using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   using exec = typename Device::execution_space;
@@ -25,7 +26,7 @@ class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
   using handle_type = KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, Scalar, exec, memory, memory>;
 
   explicit KokkosKernelsIlu0Preconditioner(const GlobalIlu0<Scalar, Device>& ilu)
-      : work_("kk_ilu0_work", ilu.num_rows()) {
+      : work_("trellis::kk_ilu0::work", ilu.num_rows()) {
     std::tie(L_, U_) = ilu.triangles_with_diagonal();
     const auto t0 = std::chrono::steady_clock::now();
     using KokkosSparse::Experimental::SPTRSVAlgorithm;
@@ -36,17 +37,21 @@ class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
     exec().fence();
     analysis_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  void apply(const_vector_type r, vector_type z) const override {
-    apply_left(r, work_);
-    apply_right(work_, z);
+  double analysis_seconds() const { return analysis_seconds_; }
+
+ protected:
+  // Kokkos Kernels 3.4's sptrsv_solve takes no instance: the solves run on
+  // the default instance.
+  void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    apply_left_on(space, r, work_);
+    apply_right_on(space, work_, z);
   }
-  void apply_left(const_vector_type r, vector_type z) const override {
+  void apply_left_on(const execution_space&, const_vector_type r, vector_type z) const override {
     KokkosSparse::Experimental::sptrsv_solve(&lower_, L_.row_map, L_.entries, L_.values, r, z);
   }
-  void apply_right(const_vector_type r, vector_type z) const override {
+  void apply_right_on(const execution_space&, const_vector_type r, vector_type z) const override {
     KokkosSparse::Experimental::sptrsv_solve(&upper_, U_.row_map, U_.entries, U_.values, r, z);
   }
-  double analysis_seconds() const { return analysis_seconds_; }
 
  private:
   CsrMatrix<Scalar, Device> L_, U_;
