@@ -92,7 +92,8 @@ Axes make_axes(const std::vector<PlotSeries>& series) {
 void write_convergence_svg(const std::string& path, const std::vector<PlotSeries>& series, const std::string& title) {
   const Axes a = make_axes(series);
   std::size_t label_chars = 0;
-  for (const PlotSeries& s : series) label_chars = std::max(label_chars, std::min<std::size_t>(s.name.size(), kMaxLabel));
+  for (const PlotSeries& s : series)
+    label_chars = std::max(label_chars, std::min<std::size_t>(s.name.size(), kMaxLabel));
   const double legend_x = kRight + 20;
   const int width = int(legend_x + 40 + kCharWidth * (label_chars + 10));  // + room for " (no data)"
   const int height = std::max(kMinHeight, int(kTop) + 20 + int(series.size()) * kRowHeight);
@@ -132,7 +133,8 @@ void write_convergence_svg(const std::string& path, const std::vector<PlotSeries
         << "\" fill=\"#7f7f7f\">no finite positive residual to plot</text>\n";
   svg << "</g>\n<g text-anchor=\"end\">\n";
   for (int d = a.y_lo; d <= a.y_hi; ++d)
-    if (d % a.y_label_step == 0) svg << "<text x=\"" << kLeft - 9 << "\" y=\"" << a.y(d) + 4 << "\">1e" << d << "</text>\n";
+    if (d % a.y_label_step == 0)
+      svg << "<text x=\"" << kLeft - 9 << "\" y=\"" << a.y(d) + 4 << "\">1e" << d << "</text>\n";
   svg << "</g>\n";
 
   // One polyline per series through its plottable points (a gap joins its
@@ -141,8 +143,8 @@ void write_convergence_svg(const std::string& path, const std::vector<PlotSeries
     const PlotSeries& s = series[k];
     const char* colour = kPalette[k % kColours];
     const std::string dash = kDashes[(k / kColours) % kDashCount];
-    const std::string style = "stroke=\"" + std::string(colour) + "\"" +
-                              (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
+    const std::string style =
+        "stroke=\"" + std::string(colour) + "\"" + (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"");
     std::ostringstream points;
     points.imbue(std::locale::classic());
     points << std::fixed << std::setprecision(1);

@@ -7,8 +7,9 @@
 namespace trellis::cli {
 
 struct PlotSeries {
-  std::string name;            // legend label, e.g. "bicgstab + dd:dag_ec_ILDUO_fused"
-  std::vector<double> values;  // relative residual per iteration (index = iteration); non-finite or <= 0 entries are skipped
+  std::string name;  // legend label, e.g. "bicgstab + dd:dag_ec_ILDUO_fused"
+  std::vector<double>
+      values;  // relative residual per iteration (index = iteration); non-finite or <= 0 entries are skipped
 };
 
 /// Writes an SVG plotting log10(value) against iteration for every series: axes with tick labels

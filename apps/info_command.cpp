@@ -25,8 +25,7 @@ int info_command(const std::vector<std::string>& args) {
   if (problem.block_matrix)
     std::printf("  blocks          %d x %d blocks of %dx%d, %d stored blocks (BSR)\n",
                 problem.block_matrix->num_block_rows, problem.block_matrix->num_block_cols,
-                problem.block_matrix->block_size, problem.block_matrix->block_size,
-                problem.block_matrix->nnz_blocks());
+                problem.block_matrix->block_size, problem.block_matrix->block_size, problem.block_matrix->nnz_blocks());
   std::printf("  load time       %.3f s\n", load_seconds);
   std::fputs(format_summary(summarize(problem.matrix)).c_str(), stdout);
   return 0;

@@ -33,7 +33,7 @@ using ConstVector = Kokkos::View<const double*, Device>;
 struct SolveArgs {
   std::string problem = gallery::default_problem_spec;
   std::string solver = "bicgstab";
-  std::string precond = "dd";  // the backend's default application
+  std::string precond = "dd";               // the backend's default application
   BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
   KrylovOptions krylov;
   PreconditionerOptions options;
@@ -47,10 +47,14 @@ const std::string solve_usage =
     "  --precond NAME[:VARIANT]        (default dd) one of\n" +
     preconditioner_usage(34) +
     "                                  (names in any case, '_' for '-': the papers' dag_ec_ILDUO_fused works)\n"
-    "  --form " + names<BicgstabForm>("|") + "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
+    "  --form " +
+    names<BicgstabForm>("|") +
+    "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
     "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
-    "  --subdomain-rows N  --partitioner " + names<Partitioner>("|") + "  --pivot-boost B\n"
+    "  --subdomain-rows N  --partitioner " +
+    names<Partitioner>("|") +
+    "  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n";
@@ -73,20 +77,34 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
       }
       throw InputError(k + ": '" + v + "' is not a number");
     };
-    if (k == "--solver") a.solver = value();
-    else if (k == "--precond") a.precond = canonical_preconditioner(value());
-    else if (k == "--form") a.form = parse<BicgstabForm>(value());
-    else if (k == "--tol") a.krylov.rel_tol = number(value());
-    else if (k == "--max-iter") a.krylov.max_iterations = int(number(value()));
-    else if (k == "--restart") a.krylov.restart = int(number(value()));
-    else if (k == "--subdomain-rows") a.options.subdomain_rows = ordinal_t(number(value()));
-    else if (k == "--partitioner") a.options.partitioner = parse<Partitioner>(value());
-    else if (k == "--pivot-boost") a.options.pivots.boost = number(value());
-    else if (k == "--compare") a.compare = true;
-    else if (k == "--history") a.history = value();
-    else if (k.rfind("--", 0) == 0) throw InputError("unknown option '" + k + "'\n" + solve_usage);
-    else if (!have_problem) a.problem = k, have_problem = true;
-    else throw InputError("more than one problem given ('" + a.problem + "', '" + k + "')");
+    if (k == "--solver")
+      a.solver = value();
+    else if (k == "--precond")
+      a.precond = canonical_preconditioner(value());
+    else if (k == "--form")
+      a.form = parse<BicgstabForm>(value());
+    else if (k == "--tol")
+      a.krylov.rel_tol = number(value());
+    else if (k == "--max-iter")
+      a.krylov.max_iterations = int(number(value()));
+    else if (k == "--restart")
+      a.krylov.restart = int(number(value()));
+    else if (k == "--subdomain-rows")
+      a.options.subdomain_rows = ordinal_t(number(value()));
+    else if (k == "--partitioner")
+      a.options.partitioner = parse<Partitioner>(value());
+    else if (k == "--pivot-boost")
+      a.options.pivots.boost = number(value());
+    else if (k == "--compare")
+      a.compare = true;
+    else if (k == "--history")
+      a.history = value();
+    else if (k.rfind("--", 0) == 0)
+      throw InputError("unknown option '" + k + "'\n" + solve_usage);
+    else if (!have_problem)
+      a.problem = k, have_problem = true;
+    else
+      throw InputError("more than one problem given ('" + a.problem + "', '" + k + "')");
   }
   if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
     throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
@@ -117,9 +135,12 @@ KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>
   KrylovOptions o = a.krylov;
   o.on_iteration = progress_line();
   KrylovResult r;
-  if (a.solver == "cg") r = cg(A, M, b, x, o);
-  else if (a.solver == "gmres") r = gmres(A, M, b, x, o);
-  else r = bicgstab(A, M, b, x, o, a.form);
+  if (a.solver == "cg")
+    r = cg(A, M, b, x, o);
+  else if (a.solver == "gmres")
+    r = gmres(A, M, b, x, o);
+  else
+    r = bicgstab(A, M, b, x, o, a.form);
   if (o.on_iteration) std::printf("\r%60s\r", "");
   return r;
 }
@@ -181,9 +202,8 @@ int solve_command(const std::vector<std::string>& args) {
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_args(args);
   const gallery::Problem p = gallery::load_problem(a.problem);
-  std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(),
-              p.matrix.num_rows, p.matrix.nnz(),
-              p.block_matrix ? (", BSR b=" + std::to_string(p.block_matrix->block_size)).c_str() : "");
+  std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
+              p.matrix.nnz(), p.block_matrix ? (", BSR b=" + std::to_string(p.block_matrix->block_size)).c_str() : "");
   std::printf("solver: %s, tolerance %.1e, backend %s\n", a.solver.c_str(), a.krylov.rel_tol,
               Kokkos::DefaultExecutionSpace::name());
   std::vector<std::string> specs{a.precond};
@@ -195,7 +215,7 @@ int solve_command(const std::vector<std::string>& args) {
     try {
       runs.push_back(solve_with(p, spec, a));
     } catch (const Error& e) {
-      if (spec == specs.front()) throw;  // the solve asked for: an error
+      if (spec == specs.front()) throw;                            // the solve asked for: an error
       std::printf("%-28s skipped: %s\n", spec.c_str(), e.what());  // a baseline: say why, go on
       continue;
     }
@@ -207,15 +227,15 @@ int solve_command(const std::vector<std::string>& args) {
     for (const Run& r : runs)
       if (r.label == "ilu0-kk") base = &r;
     if (!base) base = &runs.front();
-    std::printf("\n%-28s %6s %10s %10s %14s %14s\n", "preconditioner", "iters", "solve s", "total s",
-                "speedup(solve)", "speedup(total)");
+    std::printf("\n%-28s %6s %10s %10s %14s %14s\n", "preconditioner", "iters", "solve s", "total s", "speedup(solve)",
+                "speedup(total)");
     for (const Run& r : runs)
-      std::printf("%-28s %6d %10.4f %10.4f %13.2fx %13.2fx\n", r.label.c_str(), r.result.iterations,
-                  r.solve_seconds, r.setup_seconds + r.solve_seconds, base->solve_seconds / r.solve_seconds,
+      std::printf("%-28s %6d %10.4f %10.4f %13.2fx %13.2fx\n", r.label.c_str(), r.result.iterations, r.solve_seconds,
+                  r.setup_seconds + r.solve_seconds, base->solve_seconds / r.solve_seconds,
                   (base->setup_seconds + base->solve_seconds) / (r.setup_seconds + r.solve_seconds));
-    std::printf("speedups against %s, same process\n",
-                base->label == "ilu0-kk" ? "global ILU0 with Kokkos Kernels triangular solves (ilu0-kk)"
-                                         : base->label.c_str());
+    std::printf(
+        "speedups against %s, same process\n",
+        base->label == "ilu0-kk" ? "global ILU0 with Kokkos Kernels triangular solves (ilu0-kk)" : base->label.c_str());
   }
   if (!a.history.empty()) write_history(a.history, runs);
   for (const Run& r : runs)

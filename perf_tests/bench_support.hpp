@@ -207,9 +207,7 @@ class JsonArray {
   std::vector<std::string> items_;
 };
 
-inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) {
-  return raw(key, v.str());
-}
+inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) { return raw(key, v.str()); }
 
 /// Writes `text` to `path` (whole file); false, with a message, on failure.
 inline bool write_text_file(const std::string& path, const std::string& text) {
@@ -309,8 +307,7 @@ inline double relative_difference(DeviceVector a, DeviceVector b) {
       "trellis::bench::diff", policy(0, a.extent(0)),
       KOKKOS_LAMBDA(size_t i, double& s) { s += (a(i) - b(i)) * (a(i) - b(i)); }, num);
   Kokkos::parallel_reduce(
-      "trellis::bench::norm", policy(0, b.extent(0)), KOKKOS_LAMBDA(size_t i, double& s) { s += b(i) * b(i); },
-      den);
+      "trellis::bench::norm", policy(0, b.extent(0)), KOKKOS_LAMBDA(size_t i, double& s) { s += b(i) * b(i); }, den);
   const double d = std::sqrt(num / den);
   return std::isfinite(d) ? d : INFINITY;
 }

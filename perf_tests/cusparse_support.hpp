@@ -53,12 +53,11 @@ using CudaConstVector = Kokkos::View<const double*, DefaultDevice>;
 /// hold both); the analysis is what analysis_seconds() reports.
 class CusparseSpsv {
  public:
-  CusparseSpsv(cusparseHandle_t handle, const CudaCsr& T, Triangle tri, bool unit_diagonal,
-               CudaConstVector b, CudaVector x)
+  CusparseSpsv(cusparseHandle_t handle, const CudaCsr& T, Triangle tri, bool unit_diagonal, CudaConstVector b,
+               CudaVector x)
       : handle_(handle), T_(T) {
-    TRELLIS_CUSPARSE(cusparseCreateCsr(&mat_, T.num_rows, T.num_cols, T.nnz(),
-                                       const_cast<offset_t*>(T.row_map.data()), T.entries.data(),
-                                       T.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+    TRELLIS_CUSPARSE(cusparseCreateCsr(&mat_, T.num_rows, T.num_cols, T.nnz(), const_cast<offset_t*>(T.row_map.data()),
+                                       T.entries.data(), T.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     cusparseFillMode_t fill = tri == Triangle::lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
     cusparseDiagType_t diag = unit_diagonal ? CUSPARSE_DIAG_TYPE_UNIT : CUSPARSE_DIAG_TYPE_NON_UNIT;
@@ -71,8 +70,8 @@ class CusparseSpsv {
       TRELLIS_CUSPARSE(cusparseSpSV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
                                                CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_, &buffer_bytes_));
       TRELLIS_CUDA(cudaMalloc(&buffer_, buffer_bytes_ ? buffer_bytes_ : 1));
-      TRELLIS_CUSPARSE(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
-                                             CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_, buffer_));
+      TRELLIS_CUSPARSE(cusparseSpSV_analysis(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_, CUDA_R_64F,
+                                             CUSPARSE_SPSV_ALG_DEFAULT, spsv_, buffer_));
     });
   }
   ~CusparseSpsv() {
@@ -87,8 +86,8 @@ class CusparseSpsv {
   void solve(CudaConstVector b, CudaVector x) {
     TRELLIS_CUSPARSE(cusparseDnVecSetValues(b_, const_cast<double*>(b.data())));
     TRELLIS_CUSPARSE(cusparseDnVecSetValues(x_, x.data()));
-    TRELLIS_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_,
-                                        CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
+    TRELLIS_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_, CUDA_R_64F,
+                                        CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
   }
   double analysis_seconds() const { return analysis_; }
   size_t buffer_bytes() const { return buffer_bytes_; }
@@ -129,8 +128,8 @@ inline CudaCsr cusparse_ilu0(cusparseHandle_t handle, const CudaCsr& A, double& 
     TRELLIS_CUSPARSE(cusparseDcsrilu02_analysis(handle, n, nnz, descr, vals, rows, cols, info,
                                                 CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
     if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) return;
-    TRELLIS_CUSPARSE(cusparseDcsrilu02(handle, n, nnz, descr, vals, rows, cols, info,
-                                       CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
+    TRELLIS_CUSPARSE(
+        cusparseDcsrilu02(handle, n, nnz, descr, vals, rows, cols, info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
     if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) != CUSPARSE_STATUS_ZERO_PIVOT) pivot = -1;
   });
   cudaFree(buffer);
@@ -146,7 +145,9 @@ inline CudaCsr cusparse_ilu0(cusparseHandle_t handle, const CudaCsr& A, double& 
 class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> {
  public:
   CusparseIlu0Preconditioner(cusparseHandle_t handle, const CudaCsr& A)
-      : LU_(cusparse_ilu0(handle, A, factor_seconds_)), in_("ilu0_in", A.num_rows), mid_("ilu0_mid", A.num_rows),
+      : LU_(cusparse_ilu0(handle, A, factor_seconds_)),
+        in_("ilu0_in", A.num_rows),
+        mid_("ilu0_mid", A.num_rows),
         out_("ilu0_out", A.num_rows),
         lower_(handle, LU_, Triangle::lower, true, in_, mid_),
         upper_(handle, LU_, Triangle::upper, false, mid_, out_) {}
@@ -158,12 +159,8 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
     lower_.solve(r, mid_);
     upper_.solve(mid_, z);
   }
-  void apply_left_on(const execution_space&, CudaConstVector r, CudaVector z) const override {
-    lower_.solve(r, z);
-  }
-  void apply_right_on(const execution_space&, CudaConstVector r, CudaVector z) const override {
-    upper_.solve(r, z);
-  }
+  void apply_left_on(const execution_space&, CudaConstVector r, CudaVector z) const override { lower_.solve(r, z); }
+  void apply_right_on(const execution_space&, CudaConstVector r, CudaVector z) const override { upper_.solve(r, z); }
 
  private:
   double factor_seconds_ = 0;

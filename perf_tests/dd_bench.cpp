@@ -38,8 +38,8 @@ using bench::JsonArray;
 using bench::JsonObject;
 
 struct Args {
-  std::vector<std::string> problems{"blocklap3d:128x128x128:b=3", "blocklap3d:96x96x96:b=3",
-                                    "layered3d:128x128x128", "lap3d7:128x128x128"};
+  std::vector<std::string> problems{"blocklap3d:128x128x128:b=3", "blocklap3d:96x96x96:b=3", "layered3d:128x128x128",
+                                    "lap3d7:128x128x128"};
   bool real_matrices = true;
   std::string json = "dd_results.json";
   bench::TimingPolicy timing;
@@ -50,15 +50,23 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     auto value = [&] { return bench::option_value(argc, argv, i); };
-    if (k == "--problems") a.problems = bench::split_list(value());
-    else if (k == "--no-real-matrices") a.real_matrices = false;
-    else if (k == "--json") a.json = value();
-    else if (k == "--reps") a.timing.reps = std::stoi(value());
-    else if (k == "--quick") a.problems = {"blocklap3d:24x24x24:b=3", "layered3d:32x32x16"}, a.real_matrices = false;
-    else throw InputError("unknown option '" + k + "' (accepted: --problems P,... --no-real-matrices --json F --reps N --quick)");
+    if (k == "--problems")
+      a.problems = bench::split_list(value());
+    else if (k == "--no-real-matrices")
+      a.real_matrices = false;
+    else if (k == "--json")
+      a.json = value();
+    else if (k == "--reps")
+      a.timing.reps = std::stoi(value());
+    else if (k == "--quick")
+      a.problems = {"blocklap3d:24x24x24:b=3", "layered3d:32x32x16"}, a.real_matrices = false;
+    else
+      throw InputError("unknown option '" + k +
+                       "' (accepted: --problems P,... --no-real-matrices --json F --reps N --quick)");
   }
   if (a.real_matrices)
-    for (const auto& p : bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
+    for (const auto& p :
+         bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
       a.problems.push_back(p);
   return a;
 }
@@ -137,11 +145,13 @@ int main(int argc, char** argv) {
       dd.lower_solve_reordered(r, ref_lower, DdLowerSolve::dag_ec_lds);
       std::map<std::string, double> ms;
       for (DdLowerSolve v : values<DdLowerSolve>())
-        ms[to_string(v)] = rec.run(to_string(v), [&] { dd.lower_solve_reordered(r, out, v); }, out, ref_lower);
+        ms[to_string(v)] = rec.run(
+            to_string(v), [&] { dd.lower_solve_reordered(r, out, v); }, out, ref_lower);
       // Table 5.3: applications.
       dd.apply_reordered(r, ref_apply, DdApply::dag_vc_ILDUO_fused);
       for (DdApply v : values<DdApply>())
-        ms[to_string(v)] = rec.run(to_string(v), [&] { dd.apply_reordered(r, out, v); }, out, ref_apply);
+        ms[to_string(v)] = rec.run(
+            to_string(v), [&] { dd.apply_reordered(r, out, v); }, out, ref_apply);
       const double fused = ms["dag-ec-ilduo-fused"];
       // Section 4.5 simulated: each rank's share of the subdomains timed alone
       // on this device (what that rank would run on its own GPU, with no
@@ -150,10 +160,12 @@ int main(int argc, char** argv) {
       for (int ranks : {2, 4, 8}) {
         double slowest = 0;
         for (const auto& share : dd.rank_shares(ranks))
-          slowest = std::max(slowest, 1e3 * bench::time_case([&] {
-                                              dd.apply_reordered(r, out, DdApply::dag_ec_ILDUO_fused, share);
-                                            }, args.timing).median);
-        ranks_json.push(JsonObject().set("ranks", ranks).set("slowest_share_ms", slowest).set("speedup", fused / slowest));
+          slowest = std::max(
+              slowest, 1e3 * bench::time_case([&] { dd.apply_reordered(r, out, DdApply::dag_ec_ILDUO_fused, share); },
+                                              args.timing)
+                                 .median);
+        ranks_json.push(
+            JsonObject().set("ranks", ranks).set("slowest_share_ms", slowest).set("speedup", fused / slowest));
         std::printf("  simulated %d ranks: slowest share %.3f ms, speedup %.2fx over one device\n", ranks, slowest,
                     fused / slowest);
       }
@@ -184,14 +196,27 @@ int main(int argc, char** argv) {
         upper.solve(y, ref_z);
         row.set("cusparse_ilu0_s", ilu_s)
             .set("cusparse_analysis_s", lower.analysis_seconds() + upper.analysis_seconds());
-        const double cs_lower = rec.run("cusparse_lower", [&] { lower.solve(rp, y); }, y, Vector());
-        const double cs_apply = rec.run("cusparse_ILU0", [&] { lower.solve(rp, y); upper.solve(y, z); }, z, ref_z);
+        const double cs_lower = rec.run(
+            "cusparse_lower", [&] { lower.solve(rp, y); }, y, Vector());
+        const double cs_apply = rec.run(
+            "cusparse_ILU0",
+            [&] {
+              lower.solve(rp, y);
+              upper.solve(y, z);
+            },
+            z, ref_z);
         double best_global = INFINITY;
         for (TrsvAlgorithm a : {TrsvAlgorithm::levelset_csr, TrsvAlgorithm::elmr_value}) {
           TrsvOptions lo{Triangle::lower, true, a}, up{Triangle::upper, false, a};
           TriangularSolver<double, Device> L(LU, lo), U(LU, up);
           const std::string name = std::string("global_") + to_string(a);
-          best_global = std::min(best_global, rec.run(name, [&] { L.solve(rp, y); U.solve(y, z); }, z, ref_z));
+          best_global = std::min(best_global, rec.run(
+                                                  name,
+                                                  [&] {
+                                                    L.solve(rp, y);
+                                                    U.solve(y, z);
+                                                  },
+                                                  z, ref_z));
         }
         row.set("speedup_fused_vs_cusparse", cs_apply / fused)
             .set("speedup_fused_vs_best_global", best_global / fused)
@@ -215,8 +240,8 @@ int main(int argc, char** argv) {
 #if defined(TRELLIS_WITH_CUSPARSE)
     std::printf(" | cuSPARSE lower, cuSPARSE ILU0, best global Trellis ILU0 | fused-ec speedups");
 #endif
-    std::printf("\n%-34s %7s %7s %7s %7s | %7s %7s %7s\n", "problem", "spin", "ec_nlds", "ec_lds", "ec_ud",
-                "ILD_UO", "vc_fus", "ec_fus");
+    std::printf("\n%-34s %7s %7s %7s %7s | %7s %7s %7s\n", "problem", "spin", "ec_nlds", "ec_lds", "ec_ud", "ILD_UO",
+                "vc_fus", "ec_fus");
     for (const auto& l : table) std::printf("%s\n", l.c_str());
     JsonObject doc;
     doc.set("device", bench::device_name()).set("copy_GBs", copy_gbs).set("results", rows);
@@ -224,10 +249,11 @@ int main(int argc, char** argv) {
       doc.set("geomean_fused_vs_cusparse", bench::geometric_mean(vs_cusparse))
           .set("geomean_fused_vs_best_global", bench::geometric_mean(vs_global))
           .set("geomean_lower_ud_vs_cusparse_lower", bench::geometric_mean(lower_vs_cusparse));
-      std::printf("geomean: dag-ec-ilduo-fused vs cuSPARSE ILU0 %.2fx, vs best global Trellis ILU0 %.2fx; "
-                  "dag-ec-lds-ud vs cuSPARSE lower %.2fx\n",
-                  bench::geometric_mean(vs_cusparse), bench::geometric_mean(vs_global),
-                  bench::geometric_mean(lower_vs_cusparse));
+      std::printf(
+          "geomean: dag-ec-ilduo-fused vs cuSPARSE ILU0 %.2fx, vs best global Trellis ILU0 %.2fx; "
+          "dag-ec-lds-ud vs cuSPARSE lower %.2fx\n",
+          bench::geometric_mean(vs_cusparse), bench::geometric_mean(vs_global),
+          bench::geometric_mean(lower_vs_cusparse));
     }
     bench::write_text_file(args.json, doc.str() + "\n");
   } catch (const std::exception& e) {

@@ -98,21 +98,28 @@ int main(int argc, char** argv) {
   Partitioner partitioner = Partitioner::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if (k == "--problems" && i + 1 < argc) problems = bench::split_list(argv[++i]);
+    if (k == "--problems" && i + 1 < argc)
+      problems = bench::split_list(argv[++i]);
     else if (k == "--methods" && i + 1 < argc) {  // a subset of dd,global,cusparse
       const auto m = bench::split_list(argv[++i]);
       auto has = [&](const char* x) { return std::find(m.begin(), m.end(), x) != m.end(); };
       run_dd = has("dd"), run_global = has("global"), run_cusparse = has("cusparse");
-    }
-    else if (k == "--json" && i + 1 < argc) json = argv[++i];
-    else if (k == "--no-real-matrices") real = false;
-    else if (k == "--subdomain-rows" && i + 1 < argc) subdomain_rows = std::atoi(argv[++i]);  // PreconditionerOptions::subdomain_rows
-    else if (k == "--partitioner" && i + 1 < argc) partitioner = parse<Partitioner>(argv[++i]);  // PreconditionerOptions::partitioner
-    else if (k == "--quick") problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
-    else return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
+    } else if (k == "--json" && i + 1 < argc)
+      json = argv[++i];
+    else if (k == "--no-real-matrices")
+      real = false;
+    else if (k == "--subdomain-rows" && i + 1 < argc)
+      subdomain_rows = std::atoi(argv[++i]);  // PreconditionerOptions::subdomain_rows
+    else if (k == "--partitioner" && i + 1 < argc)
+      partitioner = parse<Partitioner>(argv[++i]);  // PreconditionerOptions::partitioner
+    else if (k == "--quick")
+      problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
+    else
+      return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
   }
   if (real)
-    for (const auto& p : bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
+    for (const auto& p :
+         bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
       problems.push_back(p);
   try {
 #if defined(TRELLIS_WITH_CUSPARSE)
@@ -148,49 +155,51 @@ int main(int argc, char** argv) {
       JsonObject dd_setup;
       for (const char* spec : {fused_method, "dd:dag-vc-ilduo-fused"}) {
         if (run_dd) try {
-          std::shared_ptr<const BuiltPreconditioner> M;
-          const double setup = time_setup(M, [&] {
-            return std::make_shared<const BuiltPreconditioner>(make_preconditioner(spec, p.matrix, A.matrix(), options));
-          });
-          if (std::string(spec) == fused_method) {
-            const DdReport& rep = *M->dd_report;
-            dd_setup = JsonObject()
-                           .set("partition_s", rep.seconds_partition)
-                           .set("reorder_s", rep.seconds_reorder)
-                           .set("analysis_s", rep.seconds_analysis)
-                           .set("factorization_s", rep.seconds_factorization)
-                           .set("subdomains", (long long)rep.subdomains);
-            std::printf("  dd setup (last of the timed runs): partition %.4f, reorder %.4f, analysis %.4f, "
-                        "factorization %.4f s; %d subdomains\n",
-                        rep.seconds_partition, rep.seconds_reorder, rep.seconds_analysis, rep.seconds_factorization,
-                        int(rep.subdomains));
+            std::shared_ptr<const BuiltPreconditioner> M;
+            const double setup = time_setup(M, [&] {
+              return std::make_shared<const BuiltPreconditioner>(
+                  make_preconditioner(spec, p.matrix, A.matrix(), options));
+            });
+            if (std::string(spec) == fused_method) {
+              const DdReport& rep = *M->dd_report;
+              dd_setup = JsonObject()
+                             .set("partition_s", rep.seconds_partition)
+                             .set("reorder_s", rep.seconds_reorder)
+                             .set("analysis_s", rep.seconds_analysis)
+                             .set("factorization_s", rep.seconds_factorization)
+                             .set("subdomains", (long long)rep.subdomains);
+              std::printf(
+                  "  dd setup (last of the timed runs): partition %.4f, reorder %.4f, analysis %.4f, "
+                  "factorization %.4f s; %d subdomains\n",
+                  rep.seconds_partition, rep.seconds_reorder, rep.seconds_analysis, rep.seconds_factorization,
+                  int(rep.subdomains));
+            }
+            solve(*M, setup);
+          } catch (const Error& e) {
+            std::printf("  dd skipped: %s\n", e.what());
           }
-          solve(*M, setup);
-        } catch (const Error& e) {
-          std::printf("  dd skipped: %s\n", e.what());
-        }
       }
       for (const char* spec : {"ilu0:elmr-value", "ilu0:levelset-csr"}) {
         if (run_global) try {
-          Kokkos::Timer t;
-          const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, options);
-          Kokkos::fence();
-          solve(M, t.seconds());
-        } catch (const Error& e) {
-          std::printf("  ilu0 skipped: %s\n", e.what());
-        }
+            Kokkos::Timer t;
+            const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, options);
+            Kokkos::fence();
+            solve(M, t.seconds());
+          } catch (const Error& e) {
+            std::printf("  ilu0 skipped: %s\n", e.what());
+          }
       }
 #if defined(TRELLIS_WITH_CUSPARSE)
       if (run_cusparse) try {
-        const auto point = copy_to<Device>(p.matrix);  // on the device before the clock, as the BSR is
-        Kokkos::fence();
-        std::shared_ptr<bench::CusparseIlu0Preconditioner> M;
-        const double setup =
-            time_setup(M, [&] { return std::make_shared<bench::CusparseIlu0Preconditioner>(cusparse.get(), point); });
-        runs.push_back(time_solve("cusparse-ilu0", setup, A, *M, b, o, ws));
-      } catch (const std::exception& e) {
-        std::printf("  cusparse skipped: %s\n", e.what());
-      }
+          const auto point = copy_to<Device>(p.matrix);  // on the device before the clock, as the BSR is
+          Kokkos::fence();
+          std::shared_ptr<bench::CusparseIlu0Preconditioner> M;
+          const double setup =
+              time_setup(M, [&] { return std::make_shared<bench::CusparseIlu0Preconditioner>(cusparse.get(), point); });
+          runs.push_back(time_solve("cusparse-ilu0", setup, A, *M, b, o, ws));
+        } catch (const std::exception& e) {
+          std::printf("  cusparse skipped: %s\n", e.what());
+        }
 #endif
       JsonObject row;
       row.set("problem", p.name).set("rows", (long long)n).set("tolerance", o.rel_tol);
@@ -222,9 +231,12 @@ int main(int argc, char** argv) {
     JsonObject doc;
     doc.set("device", bench::device_name()).set("results", rows);
     if (!excl.empty()) {
-      doc.set("geomean_setup_excluded", bench::geometric_mean(excl)).set("geomean_setup_included", bench::geometric_mean(incl));
-      std::printf("\ngeomean BiCGSTAB time to solution, %s vs cuSPARSE ILU0: %.2fx setup excluded, "
-                  "%.2fx included\n", fused_method, bench::geometric_mean(excl), bench::geometric_mean(incl));
+      doc.set("geomean_setup_excluded", bench::geometric_mean(excl))
+          .set("geomean_setup_included", bench::geometric_mean(incl));
+      std::printf(
+          "\ngeomean BiCGSTAB time to solution, %s vs cuSPARSE ILU0: %.2fx setup excluded, "
+          "%.2fx included\n",
+          fused_method, bench::geometric_mean(excl), bench::geometric_mean(incl));
     }
     bench::write_text_file(json, doc.str() + "\n");
   } catch (const std::exception& e) {

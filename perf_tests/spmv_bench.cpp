@@ -34,8 +34,8 @@ using bench::JsonArray;
 using bench::JsonObject;
 
 struct Args {
-  std::vector<std::string> problems{"blocklap3d:128x128x128:b=3", "blocklap3d:96x96x96:b=4",
-                                    "blocklap3d:64x64x64:b=8", "blocklap3d:128x128x128:b=1"};
+  std::vector<std::string> problems{"blocklap3d:128x128x128:b=3", "blocklap3d:96x96x96:b=4", "blocklap3d:64x64x64:b=8",
+                                    "blocklap3d:128x128x128:b=1"};
   std::string json = "spmv_results.json";
   bench::TimingPolicy timing;
 };
@@ -45,13 +45,17 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     auto value = [&] { return bench::option_value(argc, argv, i); };
-    if (k == "--problems") a.problems = bench::split_list(value());
-    else if (k == "--json") a.json = value();
-    else if (k == "--reps") a.timing.reps = std::stoi(value());
+    if (k == "--problems")
+      a.problems = bench::split_list(value());
+    else if (k == "--json")
+      a.json = value();
+    else if (k == "--reps")
+      a.timing.reps = std::stoi(value());
     else if (k == "--quick")
       a.problems = {"blocklap3d:24x24x24:b=3", "blocklap3d:16x16x16:b=4", "blocklap3d:10x10x10:b=8",
                     "blocklap3d:32x32x32:b=1"};
-    else throw InputError("unknown option '" + k + "' (accepted: --problems P,... --json F --reps N --quick)");
+    else
+      throw InputError("unknown option '" + k + "' (accepted: --problems P,... --json F --reps N --quick)");
   }
   return a;
 }
@@ -73,8 +77,8 @@ class CusparseBsrmv {
     const double one = 1, zero = 0;
     TRELLIS_CUSPARSE(cusparseDbsrmv(handle_, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                     A_.num_block_rows, A_.num_block_cols, A_.nnz_blocks(), &one, descr_,
-                                    A_.values.data(), A_.row_map.data(), A_.entries.data(), A_.block_size,
-                                    x.data(), &zero, y.data()));
+                                    A_.values.data(), A_.row_map.data(), A_.entries.data(), A_.block_size, x.data(),
+                                    &zero, y.data()));
   }
 
  private:
@@ -126,8 +130,8 @@ int main(int argc, char** argv) {
       const auto K = to_kokkos(P);
       const int b = A.block_size;
       const auto shape = detail::bsr_spmv_shape<Device::execution_space>(A.num_block_rows, A.nnz_blocks());
-      std::printf("%s: %d rows, b=%d, %d blocks, vector length %d\n", p.name.c_str(), A.num_rows(), b,
-                  A.nnz_blocks(), shape.vector_length);
+      std::printf("%s: %d rows, b=%d, %d blocks, vector length %d\n", p.name.c_str(), A.num_rows(), b, A.nnz_blocks(),
+                  shape.vector_length);
       std::fflush(stdout);
 
       const Vector x = random_device_vector(size_t(A.num_cols()), 7);

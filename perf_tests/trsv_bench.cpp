@@ -27,10 +27,9 @@
 #include <vector>
 
 #include "bench_support.hpp"
-#include "cusparse_support.hpp"  // cuSPARSE baselines when TRELLIS_WITH_CUSPARSE
+#include "cusparse_support.hpp"    // cuSPARSE baselines when TRELLIS_WITH_CUSPARSE
 #include "gauss_seidel_sweep.hpp"  // serial references (unit_tests/reference)
 #include "host_vectors.hpp"
-#include "triangular_solve.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
@@ -39,6 +38,7 @@
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 #include "trellis/trsv/algorithm.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
+#include "triangular_solve.hpp"
 
 namespace {
 
@@ -65,8 +65,7 @@ struct Options {
   bool quick = false;
   bench::TimingPolicy timing;
   std::string json_path = "trsv_results.json";
-  std::vector<TrsvAlgorithm> algorithms{std::begin(all_trsv_algorithms),
-                                        std::end(all_trsv_algorithms)};
+  std::vector<TrsvAlgorithm> algorithms{std::begin(all_trsv_algorithms), std::end(all_trsv_algorithms)};
   std::vector<std::string> baselines{"kk-rp", "kk-tp1", "kk-tp1chain", "cusparse"};
   // TP1CHAIN chains levels of at most this many rows into one single-block
   // kernel; on the GPU 256 lets whole narrow grids run in one launch.
@@ -114,8 +113,7 @@ std::vector<std::string> parse_baselines(const std::string& list) {
   for (const auto& name : bench::split_list(list)) {
     if (name == "none") continue;
     if (name != "kk-rp" && name != "kk-tp1" && name != "kk-tp1chain" && name != "cusparse")
-      throw InputError("unknown baseline '" + name +
-                       "' (accepted: kk-rp, kk-tp1, kk-tp1chain, cusparse, none)");
+      throw InputError("unknown baseline '" + name + "' (accepted: kk-rp, kk-tp1, kk-tp1chain, cusparse, none)");
     out.push_back(name);
   }
   return out;
@@ -130,21 +128,37 @@ bool parse_options(int argc, char** argv, Options& o) {
     auto value = [&] { return bench::option_value(argc, argv, i); };
     auto number = [&] { return bench::parse_number(a, value()); };
     if (a == "--help" || a == "-h") return false;
-    if (a == "--quick") o.quick = true;
-    else if (a == "--no-gs") o.gauss_seidel = false;
-    else if (a == "--no-real-matrices") o.real_matrices = false;
-    else if (a == "--problems") o.problems = bench::split_list(value());
-    else if (a == "--reps") o.timing.reps = int(number());
-    else if (a == "--warmups") o.timing.warmups = int(number());
-    else if (a == "--max-seconds-per-case") o.timing.max_seconds = number();
-    else if (a == "--algorithms") o.algorithms = parse_algorithms(value());
-    else if (a == "--baselines") o.baselines = parse_baselines(value());
-    else if (a == "--kk-chain-threshold") o.kk_chain_threshold = int(number());
-    else if (a == "--budget-seconds") o.budget_seconds = number();
-    else if (a == "--seed") { o.seed = std::uint64_t(number()); seeded = true; }
-    else if (a == "--copy-mib") o.copy_mib = std::size_t(number());
-    else if (a == "--json") o.json_path = value();
-    else throw InputError("unknown argument '" + a + "' (see --help)");
+    if (a == "--quick")
+      o.quick = true;
+    else if (a == "--no-gs")
+      o.gauss_seidel = false;
+    else if (a == "--no-real-matrices")
+      o.real_matrices = false;
+    else if (a == "--problems")
+      o.problems = bench::split_list(value());
+    else if (a == "--reps")
+      o.timing.reps = int(number());
+    else if (a == "--warmups")
+      o.timing.warmups = int(number());
+    else if (a == "--max-seconds-per-case")
+      o.timing.max_seconds = number();
+    else if (a == "--algorithms")
+      o.algorithms = parse_algorithms(value());
+    else if (a == "--baselines")
+      o.baselines = parse_baselines(value());
+    else if (a == "--kk-chain-threshold")
+      o.kk_chain_threshold = int(number());
+    else if (a == "--budget-seconds")
+      o.budget_seconds = number();
+    else if (a == "--seed") {
+      o.seed = std::uint64_t(number());
+      seeded = true;
+    } else if (a == "--copy-mib")
+      o.copy_mib = std::size_t(number());
+    else if (a == "--json")
+      o.json_path = value();
+    else
+      throw InputError("unknown argument '" + a + "' (see --help)");
   }
   if (o.timing.reps < 1 || o.timing.warmups < 0 || o.copy_mib < 1)
     throw InputError("--reps must be >= 1, --warmups >= 0, --copy-mib >= 1");
@@ -163,8 +177,7 @@ std::vector<std::string> paper_suite() {
     for (const char* grid : {"2048x2048", "1024x4096", "512x8192", "256x16384", "128x32768"})
       out.push_back(std::string(stencil) + ":" + grid);
   for (const char* stencil : {"lap3d7", "lap3d27"})
-    for (const char* grid :
-         {"128x128x128", "64x128x256", "64x64x512", "32x64x1024", "32x32x2048"})
+    for (const char* grid : {"128x128x128", "64x128x256", "64x64x512", "32x64x1024", "32x32x2048"})
       out.push_back(std::string(stencil) + ":" + grid);
   return out;
 }
@@ -177,9 +190,7 @@ std::vector<std::string> quick_suite() {
 /// The problems to run: --problems, else the (quick) suite; then the real
 /// matrices of $TRELLIS_MATRICES/MANIFEST.tsv when that is set.
 std::vector<std::string> problem_list(const Options& o) {
-  std::vector<std::string> out = !o.problems.empty() ? o.problems
-                                 : o.quick           ? quick_suite()
-                                                     : paper_suite();
+  std::vector<std::string> out = !o.problems.empty() ? o.problems : o.quick ? quick_suite() : paper_suite();
   if (const char* dir = std::getenv("TRELLIS_MATRICES"); dir && o.real_matrices)
     for (const auto& path : bench::manifest_matrices(dir)) out.push_back(path);
   return out;
@@ -203,8 +214,7 @@ std::string unusable_reason(const HostCsr& A) {
 offset_t triangle_nnz(const HostCsr& A, Triangle tri) {
   offset_t count = 0;
   for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      count += keeps_entry(tri, true, i, A.entries(k)) ? 1 : 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) count += keeps_entry(tri, true, i, A.entries(k)) ? 1 : 0;
   return count;
 }
 
@@ -257,8 +267,7 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm)
-      : solver_(A, options(tri, algorithm)) {}
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm) : solver_(A, options(tri, algorithm)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -275,24 +284,21 @@ class TrellisRunner : public TriangleRunner {
   TriangularSolver<double, Device> solver_;
 };
 
-using KKHandle = KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, double,
-                                                                  exec_space, mem_space, mem_space>;
+using KKHandle =
+    KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, double, exec_space, mem_space, mem_space>;
 using KokkosSparse::Experimental::SPTRSVAlgorithm;
 
 /// Kokkos Kernels' sptrsv on the extracted triangle (diagonal included).
 class KokkosKernelsRunner : public TriangleRunner {
  public:
-  KokkosKernelsRunner(const DeviceCsr& T, Triangle tri, SPTRSVAlgorithm algorithm,
-                      int chain_threshold)
-      : T_(T) {
+  KokkosKernelsRunner(const DeviceCsr& T, Triangle tri, SPTRSVAlgorithm algorithm, int chain_threshold) : T_(T) {
     handle_.create_sptrsv_handle(algorithm, T.num_rows, tri == Triangle::lower);
     if (algorithm == SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN) {
       handle_.get_sptrsv_handle()->reset_chain_threshold(chain_threshold);
       details_ = "chain_threshold=" + std::to_string(chain_threshold);
     }
-    analysis_ = bench::fenced_seconds([&] {
-      KokkosSparse::Experimental::sptrsv_symbolic(&handle_, T_.row_map, T_.entries);
-    });
+    analysis_ =
+        bench::fenced_seconds([&] { KokkosSparse::Experimental::sptrsv_symbolic(&handle_, T_.row_map, T_.entries); });
   }
   void solve(ConstVector b, Vector x) override {
     KokkosSparse::Experimental::sptrsv_solve(&handle_, T_.row_map, T_.entries, T_.values, b, x);
@@ -350,17 +356,14 @@ std::string short_label(TrsvAlgorithm a) {
 
 /// A Trellis algorithm as a solver under test.
 SolverSpec trellis_spec(TrsvAlgorithm a) {
-  return {short_label(a), "trellis", to_string(a),
-          [a](const ProblemData& p, Triangle tri, Vector) {
+  return {short_label(a), "trellis", to_string(a), [a](const ProblemData& p, Triangle tri, Vector) {
             return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a));
           }};
 }
 
 /// A Kokkos Kernels sptrsv algorithm as a solver under test.
-SolverSpec kk_spec(const std::string& label, const std::string& name, SPTRSVAlgorithm a,
-                   int chain_threshold) {
-  return {label, "kokkos-kernels", name,
-          [=](const ProblemData& p, Triangle tri, Vector) {
+SolverSpec kk_spec(const std::string& label, const std::string& name, SPTRSVAlgorithm a, int chain_threshold) {
+  return {label, "kokkos-kernels", name, [=](const ProblemData& p, Triangle tri, Vector) {
             const DeviceCsr& T = tri == Triangle::lower ? p.L : p.U;
             return std::unique_ptr<TriangleRunner>(new KokkosKernelsRunner(T, tri, a, chain_threshold));
           }};
@@ -374,13 +377,12 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
     if (b == "kk-rp") out.push_back(kk_spec("KK-RP", "SEQLVLSCHD_RP", SPTRSVAlgorithm::SEQLVLSCHD_RP, 0));
     if (b == "kk-tp1") out.push_back(kk_spec("KK-TP1", "SEQLVLSCHD_TP1", SPTRSVAlgorithm::SEQLVLSCHD_TP1, 0));
     if (b == "kk-tp1chain")
-      out.push_back(kk_spec("KK-TP1CHAIN", "SEQLVLSCHD_TP1CHAIN",
-                            SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN, o.kk_chain_threshold));
+      out.push_back(
+          kk_spec("KK-TP1CHAIN", "SEQLVLSCHD_TP1CHAIN", SPTRSVAlgorithm::SEQLVLSCHD_TP1CHAIN, o.kk_chain_threshold));
 #if defined(TRELLIS_WITH_CUSPARSE)
     if (b == "cusparse" && cusparse) {
       const cusparseHandle_t h = static_cast<const CusparseLibrary*>(cusparse)->get();
-      out.push_back({"cuSPARSE", "cusparse", "cusparseSpSV",
-                     [h](const ProblemData& p, Triangle tri, Vector x) {
+      out.push_back({"cuSPARSE", "cusparse", "cusparseSpSV", [h](const ProblemData& p, Triangle tri, Vector x) {
                        const DeviceCsr& T = tri == Triangle::lower ? p.L : p.U;
                        return std::unique_ptr<TriangleRunner>(new CusparseRunner(h, T, tri, p.b, x));
                      }});
@@ -407,9 +409,7 @@ struct TriangleResult {
 struct SolverResult {
   std::string label, family, name, error;
   TriangleResult lower, upper;
-  bool wrong() const {
-    return error.empty() && !(lower.rel_error <= tolerance && upper.rel_error <= tolerance);
-  }
+  bool wrong() const { return error.empty() && !(lower.rel_error <= tolerance && upper.rel_error <= tolerance); }
   const char* status() const { return !error.empty() ? "error" : wrong() ? "WRONG" : "ok"; }
 };
 
@@ -426,8 +426,8 @@ struct GsResult {
 
 /// Builds, times and checks one solver on one triangle. The check runs after
 /// the timing, on a NaN-poisoned x, so an unwritten entry shows as an error.
-TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Triangle tri,
-                                Vector x, const Options& o) {
+TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Triangle tri, Vector x,
+                                const Options& o) {
   TriangleResult r;
   std::unique_ptr<TriangleRunner> runner;
   r.setup_seconds = bench::fenced_seconds([&] { runner = spec.make(p, tri, x); });
@@ -443,8 +443,7 @@ TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Tr
 }
 
 /// One solver on both triangles; an exception is recorded, not propagated.
-SolverResult measure_solver(const SolverSpec& spec, const ProblemData& p, Vector x,
-                            const Options& o) {
+SolverResult measure_solver(const SolverSpec& spec, const ProblemData& p, Vector x, const Options& o) {
   SolverResult r;
   r.label = spec.label;
   r.family = spec.family;
@@ -466,8 +465,7 @@ GsResult measure_gs(TrsvAlgorithm a, const ProblemData& p, Vector x, const Optio
   r.name = to_string(a);
   try {
     std::unique_ptr<GaussSeidel<double, Device>> gs;
-    r.setup_seconds = bench::fenced_seconds(
-        [&] { gs = std::make_unique<GaussSeidel<double, Device>>(p.A, a); });
+    r.setup_seconds = bench::fenced_seconds([&] { gs = std::make_unique<GaussSeidel<double, Device>>(p.A, a); });
     r.in_place = gs->in_place();
     auto sweep = [&] { gs->apply(p.b, x, SweepDirection::symmetric, 1); };
     r.time = bench::time_case(sweep, o.timing, [&] { Kokkos::deep_copy(x, p.x0); });
@@ -497,8 +495,7 @@ struct ProblemResult {
 /// Bytes one solve must move at least: the triangle's values and column
 /// indices, row_map, b read, x written, the diagonal read.
 double trsv_bytes(offset_t nnz_tri, ordinal_t n) {
-  return double(nnz_tri) * (sizeof(double) + sizeof(int)) + double(n + 1) * sizeof(int) +
-         3.0 * n * sizeof(double);
+  return double(nnz_tri) * (sizeof(double) + sizeof(int)) + double(n + 1) * sizeof(int) + 3.0 * n * sizeof(double);
 }
 
 /// GFLOP/s of the lower + upper solve pair: 2 (nnz_L + nnz_U) / (t_L + t_U).
@@ -511,11 +508,17 @@ double pair_gflops(const SolverResult& s, const ProblemResult& p) {
 JsonObject triangle_json(const TriangleResult& t, offset_t nnz_tri, ordinal_t n, double copy_gbs) {
   const double gbs = trsv_bytes(nnz_tri, n) / t.time.median / 1e9;
   return JsonObject()
-      .set("median_s", t.time.median).set("min_s", t.time.min).set("max_s", t.time.max)
-      .set("reps", t.time.reps).set("gflops", 2.0 * nnz_tri / t.time.median / 1e9)
-      .set("gbs", gbs).set("gbs_fraction_of_copy", gbs / copy_gbs)
-      .set("analysis_s", t.analysis_seconds).set("setup_s", t.setup_seconds)
-      .set("rel_error", t.rel_error).set("details", t.details);
+      .set("median_s", t.time.median)
+      .set("min_s", t.time.min)
+      .set("max_s", t.time.max)
+      .set("reps", t.time.reps)
+      .set("gflops", 2.0 * nnz_tri / t.time.median / 1e9)
+      .set("gbs", gbs)
+      .set("gbs_fraction_of_copy", gbs / copy_gbs)
+      .set("analysis_s", t.analysis_seconds)
+      .set("setup_s", t.setup_seconds)
+      .set("rel_error", t.rel_error)
+      .set("details", t.details);
 }
 
 /// The JSON of one problem.
@@ -524,14 +527,19 @@ JsonObject problem_json(const ProblemResult& p, double copy_gbs) {
   o.set("problem", p.name).set("description", p.description);
   if (!p.skipped.empty()) return o.set("skipped", p.skipped);
   if (!p.error.empty()) return o.set("error", p.error);
-  o.set("n", p.n).set("nnz", p.nnz).set("nnz_lower", p.nnz_lower).set("nnz_upper", p.nnz_upper)
-      .set("levels_lower", p.levels_lower).set("levels_upper", p.levels_upper)
+  o.set("n", p.n)
+      .set("nnz", p.nnz)
+      .set("nnz_lower", p.nnz_lower)
+      .set("nnz_upper", p.nnz_upper)
+      .set("levels_lower", p.levels_lower)
+      .set("levels_upper", p.levels_upper)
       .set("load_s", p.load_seconds);
   JsonArray trsv;
   for (const auto& s : p.solvers) {
     JsonObject j;
     j.set("solver", s.label).set("family", s.family).set("name", s.name).set("status", s.status());
-    if (!s.error.empty()) j.set("error", s.error);
+    if (!s.error.empty())
+      j.set("error", s.error);
     else
       j.set("gflops_lower_upper", pair_gflops(s, p))
           .set("lower", triangle_json(s.lower, p.nnz_lower, p.n, copy_gbs))
@@ -542,12 +550,18 @@ JsonObject problem_json(const ProblemResult& p, double copy_gbs) {
   for (const auto& g : p.gs) {
     JsonObject j;
     j.set("algorithm", g.label).set("name", g.name).set("status", g.status());
-    if (!g.error.empty()) j.set("error", g.error);
+    if (!g.error.empty())
+      j.set("error", g.error);
     else
-      j.set("median_s", g.time.median).set("min_s", g.time.min).set("max_s", g.time.max)
-          .set("reps", g.time.reps).set("gflops_paper", 2.0 * p.nnz / g.time.median / 1e9)
+      j.set("median_s", g.time.median)
+          .set("min_s", g.time.min)
+          .set("max_s", g.time.max)
+          .set("reps", g.time.reps)
+          .set("gflops_paper", 2.0 * p.nnz / g.time.median / 1e9)
           .set("gflops_actual", 4.0 * p.nnz / g.time.median / 1e9)
-          .set("setup_s", g.setup_seconds).set("in_place", g.in_place).set("rel_error", g.rel_error);
+          .set("setup_s", g.setup_seconds)
+          .set("in_place", g.in_place)
+          .set("rel_error", g.rel_error);
     gs.push(j);
   }
   return o.set("trsv", trsv).set("gauss_seidel", gs);
@@ -555,8 +569,8 @@ JsonObject problem_json(const ProblemResult& p, double copy_gbs) {
 
 /// One problem: load, check it can be solved, prepare, run every solver and
 /// the Gauss-Seidel sweeps, printing a progress line per solver.
-ProblemResult run_problem(const std::string& spec, size_t index,
-                          const std::vector<SolverSpec>& solvers, const Options& o) {
+ProblemResult run_problem(const std::string& spec, size_t index, const std::vector<SolverSpec>& solvers,
+                          const Options& o) {
   ProblemResult r;
   r.name = spec;
   ProblemData p;
@@ -578,16 +592,15 @@ ProblemResult run_problem(const std::string& spec, size_t index,
   r.nnz_upper = p.nnz_upper;
   r.levels_lower = p.levels_lower;
   r.levels_upper = p.levels_upper;
-  std::printf("%s: n=%d nnz=%d levels L/U %d/%d\n", spec.c_str(), r.n, r.nnz, r.levels_lower,
-              r.levels_upper);
+  std::printf("%s: n=%d nnz=%d levels L/U %d/%d\n", spec.c_str(), r.n, r.nnz, r.levels_lower, r.levels_upper);
   Vector x(Kokkos::ViewAllocateWithoutInitializing("x"), p.n);
   for (const auto& s : solvers) {
     r.solvers.push_back(measure_solver(s, p, x, o));
     const SolverResult& m = r.solvers.back();
     if (m.error.empty())
-      std::printf("  %-12s lower %10.3f ms  upper %10.3f ms  %7.3f GFLOP/s  err %.1e/%.1e  %s\n",
-                  m.label.c_str(), 1e3 * m.lower.time.median, 1e3 * m.upper.time.median,
-                  pair_gflops(m, r), m.lower.rel_error, m.upper.rel_error, m.status());
+      std::printf("  %-12s lower %10.3f ms  upper %10.3f ms  %7.3f GFLOP/s  err %.1e/%.1e  %s\n", m.label.c_str(),
+                  1e3 * m.lower.time.median, 1e3 * m.upper.time.median, pair_gflops(m, r), m.lower.rel_error,
+                  m.upper.rel_error, m.status());
     else
       std::printf("  %-12s error: %s\n", m.label.c_str(), m.error.c_str());
     std::fflush(stdout);
@@ -597,9 +610,8 @@ ProblemResult run_problem(const std::string& spec, size_t index,
       r.gs.push_back(measure_gs(a, p, x, o));
       const GsResult& g = r.gs.back();
       if (g.error.empty())
-        std::printf("  GS %-9s sweep pair %10.3f ms  %7.3f GFLOP/s (2nnz/t)  err %.1e  %s\n",
-                    g.label.c_str(), 1e3 * g.time.median, 2.0 * r.nnz / g.time.median / 1e9,
-                    g.rel_error, g.status());
+        std::printf("  GS %-9s sweep pair %10.3f ms  %7.3f GFLOP/s (2nnz/t)  err %.1e  %s\n", g.label.c_str(),
+                    1e3 * g.time.median, 2.0 * r.nnz / g.time.median / 1e9, g.rel_error, g.status());
       else
         std::printf("  GS %-9s error: %s\n", g.label.c_str(), g.error.c_str());
       std::fflush(stdout);
@@ -613,11 +625,17 @@ JsonObject settings_json(const Options& o) {
   for (const auto a : o.algorithms) algorithms.push(std::string(to_string(a)));
   for (const auto& b : o.baselines) baselines.push(b);
   return JsonObject()
-      .set("reps", o.timing.reps).set("warmups", o.timing.warmups)
-      .set("min_reps", o.timing.min_reps).set("max_seconds_per_case", o.timing.max_seconds)
-      .set("quick", o.quick).set("algorithms", algorithms).set("baselines", baselines)
-      .set("kk_chain_threshold", o.kk_chain_threshold).set("seed", (long long)o.seed)
-      .set("tolerance", tolerance).set("copy_mib_per_view", (long long)o.copy_mib);
+      .set("reps", o.timing.reps)
+      .set("warmups", o.timing.warmups)
+      .set("min_reps", o.timing.min_reps)
+      .set("max_seconds_per_case", o.timing.max_seconds)
+      .set("quick", o.quick)
+      .set("algorithms", algorithms)
+      .set("baselines", baselines)
+      .set("kk_chain_threshold", o.kk_chain_threshold)
+      .set("seed", (long long)o.seed)
+      .set("tolerance", tolerance)
+      .set("copy_mib_per_view", (long long)o.copy_mib);
 }
 
 /// What each reported number means.
@@ -628,7 +646,8 @@ JsonObject conventions_json() {
       .set("gflops_lower_upper", "2*(nnz_lower+nnz_upper)/(t_lower+t_upper); the table's trsv column")
       .set("trsv_gbs", "bytes/t, bytes = nnz_tri*(8+4) + (n+1)*4 + 3*n*8 (values+indices, row_map, b, x, diagonal)")
       .set("copy_gbs", "Kokkos::deep_copy of two equal double Views: bytes read + written / median time")
-      .set("gs_gflops_paper", "2*nnz(A)/t per forward+backward sweep pair (seed 002's convention; the table's GS column)")
+      .set("gs_gflops_paper",
+           "2*nnz(A)/t per forward+backward sweep pair (seed 002's convention; the table's GS column)")
       .set("gs_gflops_actual", "4*nnz(A)/t per forward+backward sweep pair (flops actually done)")
       .set("rel_error", "||x - x_ref||_2/||x_ref||_2 vs serial host substitution in double; > tolerance is WRONG");
 }
@@ -675,16 +694,14 @@ double best_elm(const ProblemResult& p) {
 /// Gauss-Seidel table, as seed 002's Tables 1-2 (GFLOP/s = 2 nnz(A) / t).
 void print_gs_table(const std::vector<ProblemResult>& results, const Options& o) {
   if (!o.gauss_seidel || o.algorithms.empty()) return;
-  std::printf("\nGauss-Seidel forward+backward sweep, GFLOP/s = 2*nnz(A)/t (seed 002)\n%-22s",
-              "problem");
+  std::printf("\nGauss-Seidel forward+backward sweep, GFLOP/s = 2*nnz(A)/t (seed 002)\n%-22s", "problem");
   for (const auto a : o.algorithms) std::printf(" %8s", short_label(a).c_str());
   std::printf("\n");
   for (const auto& p : results) {
     if (p.gs.empty()) continue;
     std::printf("%-22s", short_name(p.name).c_str());
     for (const auto& g : p.gs)
-      std::printf(" %8s", cell(g.error.empty() ? 2.0 * p.nnz / g.time.median / 1e9 : not_a_number,
-                               g.status()).c_str());
+      std::printf(" %8s", cell(g.error.empty() ? 2.0 * p.nnz / g.time.median / 1e9 : not_a_number, g.status()).c_str());
     std::printf("\n");
   }
 }
@@ -698,11 +715,11 @@ std::string solver_cell(const ProblemResult& p, const std::string& label) {
 
 /// The main table, printed last: per problem, GFLOP/s of each solver on the
 /// lower+upper pair and the two ratios; then their geometric means.
-void print_main_table(const std::vector<ProblemResult>& results,
-                      const std::vector<SolverSpec>& solvers, double copy_gbs) {
-  std::printf("\n== trsv_bench on %s; copy bandwidth %.1f GB/s ==\n", bench::device_name().c_str(),
-              copy_gbs);
-  std::printf("trsv GFLOP/s of the lower+upper pair: 2*(nnzL+nnzU)/(tL+tU); ratios use the best ELM (ELMR, ELMR-V, ELMC)\n");
+void print_main_table(const std::vector<ProblemResult>& results, const std::vector<SolverSpec>& solvers,
+                      double copy_gbs) {
+  std::printf("\n== trsv_bench on %s; copy bandwidth %.1f GB/s ==\n", bench::device_name().c_str(), copy_gbs);
+  std::printf(
+      "trsv GFLOP/s of the lower+upper pair: 2*(nnzL+nnzU)/(tL+tU); ratios use the best ELM (ELMR, ELMR-V, ELMC)\n");
   std::printf("%-22s %10s %7s", "problem", "nnz", "lev(L)");
   for (const auto& s : solvers) std::printf(" %*s", column_width(s), s.label.c_str());
   std::printf(" %9s %9s\n", "ELM/cuSP", "ELM/TP1");
@@ -715,16 +732,14 @@ void print_main_table(const std::vector<ProblemResult>& results,
       continue;
     }
     std::printf(" %10d %7d", p.nnz, p.levels_lower);
-    for (const auto& s : solvers)
-      std::printf(" %*s", column_width(s), solver_cell(p, s.label).c_str());
+    for (const auto& s : solvers) std::printf(" %*s", column_width(s), solver_cell(p, s.label).c_str());
     const double elm = best_elm(p);
     vs_cusparse.push_back(elm / gflops_of(p, "cuSPARSE"));
     vs_tp1.push_back(elm / gflops_of(p, "KK-TP1"));
     std::printf(" %9s %9s\n", cell(vs_cusparse.back()).c_str(), cell(vs_tp1.back()).c_str());
   }
   std::printf("geomean best ELM/cuSPARSE = %s   best ELM/KK-TP1 = %s\n",
-              cell(bench::geometric_mean(vs_cusparse)).c_str(),
-              cell(bench::geometric_mean(vs_tp1)).c_str());
+              cell(bench::geometric_mean(vs_cusparse)).c_str(), cell(bench::geometric_mean(vs_tp1)).c_str());
 }
 
 /// Counts of WRONG results and errors over all problems.
@@ -746,8 +761,7 @@ std::pair<int, int> count_failures(const std::vector<ProblemResult>& results) {
 
 /// The whole JSON document (rewritten after each problem, so a run that is
 /// cut short still leaves its results).
-std::string results_json(const std::vector<ProblemResult>& results, const Options& o,
-                         double copy_gbs, bool complete) {
+std::string results_json(const std::vector<ProblemResult>& results, const Options& o, double copy_gbs, bool complete) {
   JsonArray problems(true);
   std::vector<double> vs_cusparse, vs_tp1;
   for (const auto& p : results) {
@@ -757,27 +771,29 @@ std::string results_json(const std::vector<ProblemResult>& results, const Option
   }
   const auto [wrong, errors] = count_failures(results);
   const JsonObject summary = JsonObject()
-      .set("geomean_best_elm_over_cusparse", bench::geometric_mean(vs_cusparse))
-      .set("geomean_best_elm_over_kk_tp1", bench::geometric_mean(vs_tp1))
-      .set("wrong", wrong).set("errors", errors);
+                                 .set("geomean_best_elm_over_cusparse", bench::geometric_mean(vs_cusparse))
+                                 .set("geomean_best_elm_over_kk_tp1", bench::geometric_mean(vs_tp1))
+                                 .set("wrong", wrong)
+                                 .set("errors", errors);
   return JsonObject()
-      .set("benchmark", "trsv_bench").set("complete", complete)
+      .set("benchmark", "trsv_bench")
+      .set("complete", complete)
       .set("device", bench::device_name())
       .set("execution_space", exec_space::name())
       .set("copy_bandwidth_gbs", copy_gbs)
-      .set("settings", settings_json(o)).set("conventions", conventions_json())
-      .set("summary", summary).set("problems", problems)
+      .set("settings", settings_json(o))
+      .set("conventions", conventions_json())
+      .set("summary", summary)
+      .set("problems", problems)
       .str();
 }
 
 /// Runs the whole benchmark; returns the exit code.
 int run(const Options& o) {
   Kokkos::Timer wall;
-  std::printf("trsv_bench on %s, seed %llu\n", bench::device_name().c_str(),
-              (unsigned long long)o.seed);
+  std::printf("trsv_bench on %s, seed %llu\n", bench::device_name().c_str(), (unsigned long long)o.seed);
   const double copy_gbs = bench::measure_copy_bandwidth(o.copy_mib << 20);
-  std::printf("device-to-device copy: %.1f GB/s (read + write, 2 x %zu MiB)\n", copy_gbs,
-              o.copy_mib);
+  std::printf("device-to-device copy: %.1f GB/s (read + write, 2 x %zu MiB)\n", copy_gbs, o.copy_mib);
 #if defined(TRELLIS_WITH_CUSPARSE)
   const CusparseLibrary cusparse;
   const std::vector<SolverSpec> solvers = solver_specs(o, &cusparse);
@@ -800,9 +816,10 @@ int run(const Options& o) {
   print_gs_table(results, o);
   print_main_table(results, solvers, copy_gbs);
   const auto [wrong, errors] = count_failures(results);
-  std::printf("checked against serial host substitution (tol %.0e): %d WRONG, %d errors; "
-              "%.0f s; results in %s\n",
-              tolerance, wrong, errors, wall.seconds(), o.json_path.c_str());
+  std::printf(
+      "checked against serial host substitution (tol %.0e): %d WRONG, %d errors; "
+      "%.0f s; results in %s\n",
+      tolerance, wrong, errors, wall.seconds(), o.json_path.c_str());
   return wrong || errors ? 1 : 0;
 }
 

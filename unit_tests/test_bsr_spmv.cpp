@@ -34,8 +34,7 @@ const double poison = std::numeric_limits<double>::quiet_NaN();
 
 /// Random rectangular BSR matrix built block by block: block rows hold 0 to
 /// max_blocks blocks (empty rows, and rows longer than a warp of lanes).
-HostBsr random_bsr(ordinal_t block_rows, ordinal_t block_cols, int b, int max_blocks,
-                   std::uint64_t seed) {
+HostBsr random_bsr(ordinal_t block_rows, ordinal_t block_cols, int b, int max_blocks, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<ordinal_t> all_cols(block_cols), cols;
   std::iota(all_cols.begin(), all_cols.end(), 0);
@@ -89,8 +88,7 @@ TYPED_TEST(BsrSpmvOnBackend, MatchesPointReferenceOnRandomMatricesForEveryBlockS
     const ordinal_t block_rows = std::uniform_int_distribution<ordinal_t>(1, 300)(rng);
     gallery::RandomOptions ro;
     ro.seed = seed;
-    expect_matches_reference<Device>(csr_to_bsr(gallery::random_sparse(block_rows * b, ro), b),
-                                     seed + 2);
+    expect_matches_reference<Device>(csr_to_bsr(gallery::random_sparse(block_rows * b, ro), b), seed + 2);
     const ordinal_t block_cols = std::uniform_int_distribution<ordinal_t>(1, 300)(rng);
     expect_matches_reference<Device>(random_bsr(block_rows, block_cols, b, 40, seed + 3), seed + 4);
   }
@@ -163,14 +161,14 @@ enum class Method { cg, bicgstab };
 
 /// Solves A x = rhs from x = 0 with `op`; returns the result, x in `x`.
 template <class Device>
-KrylovResult solve(Method method, const LinearOperator<double, Device>& op,
-                   const Preconditioner<double, Device>& M, const HostVec& rhs, HostVec& x) {
+KrylovResult solve(Method method, const LinearOperator<double, Device>& op, const Preconditioner<double, Device>& M,
+                   const HostVec& rhs, HostVec& x) {
   KrylovOptions o;
   o.rel_tol = 1e-10;
   auto db = device_vector<Device>(rhs);
   auto dx = device_vector<Device>(HostVec(rhs.size(), 0.0));
-  const KrylovResult r = method == Method::cg ? cg<double, Device>(op, M, db, dx, o)
-                                              : bicgstab<double, Device>(op, M, db, dx, o);
+  const KrylovResult r =
+      method == Method::cg ? cg<double, Device>(op, M, db, dx, o) : bicgstab<double, Device>(op, M, db, dx, o);
   x = host_vector(dx);
   return r;
 }

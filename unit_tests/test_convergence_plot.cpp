@@ -44,7 +44,8 @@ std::string xml_problem(const std::string& svg) {
     if (c >= 0x7f || (c < 0x20 && c != '\n')) return "byte " + std::to_string(int(c)) + " at " + std::to_string(i);
     if (c == '&') {
       bool known = false;
-      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"}) known |= svg.compare(i, std::strlen(e), e) == 0;
+      for (const char* e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"})
+        known |= svg.compare(i, std::strlen(e), e) == 0;
       if (!known) return "bare & at " + std::to_string(i);
     }
     if (c != '<') continue;
@@ -78,11 +79,8 @@ bool mentions_non_finite(const std::string& svg) {
 TEST(ConvergencePlot, EdgeCasesGiveAWellFormedFile) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   const std::vector<PlotSeries> series = {
-      {"gmres + ilu0", {1, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}},
-      {"empty run", {}},
-      {"one value", {1}},
-      {"bad values", {nan, 1, 0, -2, inf, 0.5, -inf, 0.2, nan}},
-      {"all zero", {0, 0}},
+      {"gmres + ilu0", {1, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}}, {"empty run", {}},    {"one value", {1}},
+      {"bad values", {nan, 1, 0, -2, inf, 0.5, -inf, 0.2, nan}},      {"all zero", {0, 0}},
   };
   const std::string svg = write_and_read(series, "relative residual", "edge");
   EXPECT_EQ(xml_problem(svg), "");
@@ -105,7 +103,8 @@ TEST(ConvergencePlot, LabelsAndTitleAreEscaped) {
 }
 
 TEST(ConvergencePlot, NothingToPlotStillGivesAxes) {
-  for (const auto& series : {std::vector<PlotSeries>{}, std::vector<PlotSeries>{{"zero", {0}}, {"not a number", {std::nan("")}}}}) {
+  for (const auto& series :
+       {std::vector<PlotSeries>{}, std::vector<PlotSeries>{{"zero", {0}}, {"not a number", {std::nan("")}}}}) {
     const std::string svg = write_and_read(series, "t", "nothing");
     EXPECT_EQ(xml_problem(svg), "");
     EXPECT_FALSE(mentions_non_finite(svg));
@@ -128,7 +127,8 @@ TEST(ConvergencePlot, ManyRunsGetDistinctStylesAndLegendRows) {
   for (int k = 0; k < 25; ++k) EXPECT_NE(svg.find(">run " + std::to_string(k) + "<"), std::string::npos);
   // Styles: the colour and dash pattern of each legend swatch, all different.
   std::vector<std::string> styles;
-  for (std::size_t at = svg.find("stroke-width=\"2\""); at != std::string::npos; at = svg.find("stroke-width=\"2\"", at + 1))
+  for (std::size_t at = svg.find("stroke-width=\"2\""); at != std::string::npos;
+       at = svg.find("stroke-width=\"2\"", at + 1))
     styles.push_back(svg.substr(at, svg.find("/>", at) - at));
   ASSERT_EQ(styles.size(), 25u);
   for (std::size_t a = 0; a < styles.size(); ++a)

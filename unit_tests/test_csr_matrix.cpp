@@ -18,8 +18,7 @@ HostCsr small_matrix() {
   // [ 4 -1  0 ]
   // [ 0  5  2 ]
   // [ 1  0  6 ]
-  return csr_from_triplets(3, 3, {0, 0, 1, 1, 2, 2}, {0, 1, 1, 2, 0, 2},
-                           {4, -1, 5, 2, 1, 6});
+  return csr_from_triplets(3, 3, {0, 0, 1, 1, 2, 2}, {0, 1, 1, 2, 0, 2}, {4, -1, 5, 2, 1, 6});
 }
 
 TEST(CsrFromTriplets, SortsColumnsAndSumsDuplicates) {
@@ -132,9 +131,7 @@ TEST(Bsr, CsrRoundTripKeepsEveryEntry) {
   EXPECT_EQ(C.nnz(), B.nnz_blocks() * 9);
 }
 
-TEST(Bsr, RejectsSizeNotMultipleOfBlock) {
-  EXPECT_THROW(csr_to_bsr(small_matrix(), 2), StructureError);
-}
+TEST(Bsr, RejectsSizeNotMultipleOfBlock) { EXPECT_THROW(csr_to_bsr(small_matrix(), 2), StructureError); }
 
 }  // namespace
 }  // namespace trellis

@@ -26,17 +26,16 @@ TEST(Partition, GeometricCutsFollowAlgorithm31) {
   EXPECT_EQ(p.num_parts, 3 * 2 * 2);
   for (ordinal_t k = 0; k < 3; ++k)
     for (ordinal_t j = 0; j < 4; ++j)
-      for (ordinal_t i = 0; i < 6; ++i)
-        EXPECT_EQ(p.part[i + 6 * (j + 4 * k)], i / 2 + 3 * (j / 3 + 2 * (k / 2)));
+      for (ordinal_t i = 0; i < 6; ++i) EXPECT_EQ(p.part[i + 6 * (j + 4 * k)], i / 2 + 3 * (j / 3 + 2 * (k / 2)));
   EXPECT_EQ(p.largest_part(), 12);
 }
 
 TEST(Partition, GeometricLayoutIsTheGroupedGeometricPartition) {
   // Boxes that divide the grid, boxes that do not (smaller boxes at the far
   // faces), a box larger than the grid, a single point.
-  const std::vector<std::pair<GridDims, GridDims>> cases{
-      {{6, 4, 3}, {2, 3, 2}}, {{5, 4, 3}, {2, 2, 3}}, {{7, 5, 3}, {3, 2, 2}},
-      {{16, 16, 16}, {8, 8, 16}}, {{3, 3, 3}, {8, 8, 8}}, {{1, 1, 1}, {1, 1, 1}}};
+  const std::vector<std::pair<GridDims, GridDims>> cases{{{6, 4, 3}, {2, 3, 2}}, {{5, 4, 3}, {2, 2, 3}},
+                                                         {{7, 5, 3}, {3, 2, 2}}, {{16, 16, 16}, {8, 8, 16}},
+                                                         {{3, 3, 3}, {8, 8, 8}}, {{1, 1, 1}, {1, 1, 1}}};
   for (const auto& [grid, box] : cases) {
     SCOPED_TRACE(std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + " box " +
                  std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" + std::to_string(box[2]));
@@ -129,7 +128,8 @@ TEST(Partition, SlabsCoverEveryComponentOnce) {
   HostCsr::values_type val("val", col.extent(0));
   offset_t t = 0;
   for (ordinal_t r = 0; r < n; ++r) {
-    if (r == 2 * m) col(t) = r, val(t++) = 1;
+    if (r == 2 * m)
+      col(t) = r, val(t++) = 1;
     else {
       const ordinal_t i = r % m, shift = r < m ? 0 : m;
       for (offset_t q = g.row_map(i); q < g.row_map(i + 1); ++q) col(t) = g.entries(q) + shift, val(t++) = g.values(q);
@@ -250,8 +250,7 @@ TYPED_TEST(DomainDecomposition, RandomBlockMatricesEveryBlockSize) {
     DdOptions opt;
     opt.partitioner = Partitioner::contiguous;
     opt.subdomain_rows = 37;  // many subdomains, a short last one
-    expect_all_variants_match<TypeParam>(A, opt, "random b=" + std::to_string(b) + " seed " +
-                                                     std::to_string(o.seed));
+    expect_all_variants_match<TypeParam>(A, opt, "random b=" + std::to_string(b) + " seed " + std::to_string(o.seed));
   }
 }
 

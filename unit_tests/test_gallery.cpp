@@ -96,9 +96,7 @@ long long nnz_7pt(long long nx, long long ny, long long nz) {
 }
 // Box stencils: along each axis 3n - 2 (i, i') pairs with |i - i'| <= 1.
 long long nnz_9pt(long long nx, long long ny) { return (3 * nx - 2) * (3 * ny - 2); }
-long long nnz_27pt(long long nx, long long ny, long long nz) {
-  return (3 * nx - 2) * (3 * ny - 2) * (3 * nz - 2);
-}
+long long nnz_27pt(long long nx, long long ny, long long nz) { return (3 * nx - 2) * (3 * ny - 2) * (3 * nz - 2); }
 
 /// Runs f and returns the InputError message (fails when nothing is thrown).
 template <class F>
@@ -115,8 +113,7 @@ std::string input_error_of(F f) {
   return {};
 }
 
-#define EXPECT_MESSAGE_HAS(msg, phrase) \
-  EXPECT_NE((msg).find(phrase), std::string::npos) << "message: " << (msg)
+#define EXPECT_MESSAGE_HAS(msg, phrase) EXPECT_NE((msg).find(phrase), std::string::npos) << "message: " << (msg)
 
 // ------------------------------------------------------------ Laplacians
 
@@ -165,8 +162,7 @@ TEST(Laplace2d, NinePointSizesSymmetryAndValues) {
   const auto A = laplace2d_9pt(4, 4);
   const ordinal_t r = 1 + 4 * 1;
   ASSERT_EQ(A.row_map(r + 1) - A.row_map(r), 9);
-  for (offset_t k = A.row_map(r); k < A.row_map(r + 1); ++k)
-    EXPECT_EQ(A.values(k), A.entries(k) == r ? 8.0 : -1.0);
+  for (offset_t k = A.row_map(r); k < A.row_map(r + 1); ++k) EXPECT_EQ(A.values(k), A.entries(k) == r ? 8.0 : -1.0);
 }
 
 TEST(Laplace3d, SevenPointSizesSymmetryAndValues) {
@@ -212,8 +208,7 @@ TEST(Laplace3d, TwentySevenPointSizesSymmetryAndValues) {
 TEST(Laplace3d, LargeGridIsBuiltDirectly) {
   const auto start = std::chrono::steady_clock::now();
   const auto A = laplace3d_7pt(128, 128, 128);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(A.num_rows, 128 * 128 * 128);
   EXPECT_EQ(A.nnz(), nnz_7pt(128, 128, 128));
   EXPECT_LT(seconds, 5.0);  // well under a second unloaded; generous for busy machines
@@ -249,10 +244,8 @@ TEST(BlockLaplace3d, PatternBlocksAndExpansion) {
         for (int r = 0; r < b; ++r)
           for (int c = 0; c < b; ++c) {
             const double v = B.values(size_t(k) * b * b + r * b + c);
-            const double want = B.entries(k) != bi ? (r == c ? -1.0 : 0.0)
-                                                   : (r == c ? 7.0 : -1.0 / b);
-            ASSERT_EQ(v, want) << "block (" << bi << ", " << B.entries(k) << ") entry " << r
-                               << "," << c;
+            const double want = B.entries(k) != bi ? (r == c ? -1.0 : 0.0) : (r == c ? 7.0 : -1.0 / b);
+            ASSERT_EQ(v, want) << "block (" << bi << ", " << B.entries(k) << ") entry " << r << "," << c;
           }
     const auto A = bsr_to_csr(B);
     EXPECT_EQ(A.num_rows, P.num_rows * b);
@@ -321,8 +314,7 @@ TEST(LayeredDiffusion3d, CoefficientsSpanTheDecades) {
 
 TEST(LayeredDiffusion3d, RejectsBadArguments) {
   EXPECT_MESSAGE_HAS(input_error_of([] { layered_diffusion3d(4, 4, 4, NAN, 1); }), "decades");
-  EXPECT_MESSAGE_HAS(input_error_of([] { layered_diffusion3d(4, 4, 4, INFINITY, 1); }),
-                     "decades");
+  EXPECT_MESSAGE_HAS(input_error_of([] { layered_diffusion3d(4, 4, 4, INFINITY, 1); }), "decades");
   EXPECT_MESSAGE_HAS(input_error_of([] { layered_diffusion3d(4, 4, 4, -1.0, 1); }), "decades");
   EXPECT_MESSAGE_HAS(input_error_of([] { layered_diffusion3d(4, 0, 4, 6.0, 1); }), "ny = 0");
 }
@@ -341,9 +333,10 @@ TEST(ConvectionDiffusion, ThreeDUpwindMMatrix) {
     EXPECT_EQ(A.nnz(), nnz_7pt(g[0], g[1], g[2]));
     expect_canonical_with_positive_diagonal(A);
     expect_weakly_dominant_m_matrix(A);
-    if (A.num_rows > 1) { EXPECT_FALSE(exactly_symmetric(A)); }
-    for (ordinal_t i = 0; i < A.num_rows; ++i)
-      ASSERT_DOUBLE_EQ(entry(A, i, i), 6 + 1.75 * std::abs(pe));
+    if (A.num_rows > 1) {
+      EXPECT_FALSE(exactly_symmetric(A));
+    }
+    for (ordinal_t i = 0; i < A.num_rows; ++i) ASSERT_DOUBLE_EQ(entry(A, i, i), 6 + 1.75 * std::abs(pe));
   }
 }
 
@@ -376,7 +369,9 @@ TEST(ConvectionDiffusion, TwoDUpwindMMatrix) {
     EXPECT_EQ(A.nnz(), nnz_5pt(g[0], g[1]));
     expect_canonical_with_positive_diagonal(A);
     expect_weakly_dominant_m_matrix(A);
-    if (A.num_rows > 1) { EXPECT_FALSE(exactly_symmetric(A)); }
+    if (A.num_rows > 1) {
+      EXPECT_FALSE(exactly_symmetric(A));
+    }
   }
   const auto A = convection_diffusion2d(4, 4, 5.0);  // w = (5, 2.5)
   const ordinal_t r = 1 + 4 * 2;
@@ -405,9 +400,8 @@ TEST(RandomSparse, RowCountsBandwidthAndDominance) {
     opt.bandwidth = trial % 2 ? ordinal_t(rng() % 20) : 0;
     opt.seed = rng();
     const ordinal_t n = 1 + ordinal_t(rng() % 400);
-    SCOPED_TRACE("n " + std::to_string(n) + " per row [" + std::to_string(opt.min_per_row) +
-                 ", " + std::to_string(opt.max_per_row) + "] bandwidth " +
-                 std::to_string(opt.bandwidth));
+    SCOPED_TRACE("n " + std::to_string(n) + " per row [" + std::to_string(opt.min_per_row) + ", " +
+                 std::to_string(opt.max_per_row) + "] bandwidth " + std::to_string(opt.bandwidth));
     const auto A = random_sparse(n, opt);
     ASSERT_EQ(A.num_rows, n);
     expect_canonical_with_positive_diagonal(A);
@@ -498,15 +492,25 @@ TEST(RandomLowerTriangular, LowerDominantAndShaped) {
         case TriangularShape::empty_offdiagonal: ASSERT_LE(off, 3); break;
         case TriangularShape::long_chain:
           ASSERT_EQ(off, i > 0 ? 1 : 0);
-          if (i > 0) { ASSERT_EQ(L.entries(L.row_map(i)), i - 1); }
+          if (i > 0) {
+            ASSERT_EQ(L.entries(L.row_map(i)), i - 1);
+          }
           break;
         case TriangularShape::diagonal_only: ASSERT_EQ(off, 0); break;
       }
     }
-    if (sc.shape == TriangularShape::dense_rows) { EXPECT_EQ(max_off, 64); }
-    if (sc.shape == TriangularShape::sparse_rows) { EXPECT_EQ(max_off, 3); }
-    if (sc.shape == TriangularShape::long_chain) { EXPECT_EQ(L.nnz(), 2 * n - 1); }
-    if (sc.shape == TriangularShape::diagonal_only) { EXPECT_EQ(L.nnz(), n); }
+    if (sc.shape == TriangularShape::dense_rows) {
+      EXPECT_EQ(max_off, 64);
+    }
+    if (sc.shape == TriangularShape::sparse_rows) {
+      EXPECT_EQ(max_off, 3);
+    }
+    if (sc.shape == TriangularShape::long_chain) {
+      EXPECT_EQ(L.nnz(), 2 * n - 1);
+    }
+    if (sc.shape == TriangularShape::diagonal_only) {
+      EXPECT_EQ(L.nnz(), n);
+    }
     if (sc.shape == TriangularShape::empty_offdiagonal) {
       // About half the rows (binomial, sd ~ 22 of 2000): far inside [700, 1300].
       EXPECT_GT(diag_only_rows, 700);
@@ -526,9 +530,7 @@ TEST(RandomLowerTriangular, DeterministicPerSeed) {
       EXPECT_FALSE(identical(L, random_lower_triangular(500, sc.shape, seed + 1)));
     }
   }
-  EXPECT_MESSAGE_HAS(
-      input_error_of([] { random_lower_triangular(0, TriangularShape::long_chain, 1); }),
-      "n = 0");
+  EXPECT_MESSAGE_HAS(input_error_of([] { random_lower_triangular(0, TriangularShape::long_chain, 1); }), "n = 0");
 }
 
 // ------------------------------------------------------------ problem specs
@@ -579,14 +581,10 @@ TEST(ProblemSpec, EachFormBuildsItsProblem) {
   EXPECT_EQ(load_problem("lap3d7:32x32x32").description, "3D 7-point Laplacian on 32x32x32 grid");
   EXPECT_EQ(load_problem("blocklap3d:2x2x2:b=2").block_matrix->block_size, 2);
   // Options reach the generators.
-  EXPECT_TRUE(identical(load_problem("convdiff3d:4x3x5:pe=2.5").matrix,
-                        convection_diffusion3d(4, 3, 5, 2.5)));
-  EXPECT_TRUE(identical(load_problem("layered3d:4x3x5:decades=3:seed=7").matrix,
-                        layered_diffusion3d(4, 3, 5, 3.0, 7)));
-  EXPECT_TRUE(identical(load_problem("layered3d:4x3x5:seed=7:decades=3").matrix,
-                        layered_diffusion3d(4, 3, 5, 3.0, 7)));
-  EXPECT_FALSE(identical(load_problem("random:50:seed=1").matrix,
-                         load_problem("random:50:seed=2").matrix));
+  EXPECT_TRUE(identical(load_problem("convdiff3d:4x3x5:pe=2.5").matrix, convection_diffusion3d(4, 3, 5, 2.5)));
+  EXPECT_TRUE(identical(load_problem("layered3d:4x3x5:decades=3:seed=7").matrix, layered_diffusion3d(4, 3, 5, 3.0, 7)));
+  EXPECT_TRUE(identical(load_problem("layered3d:4x3x5:seed=7:decades=3").matrix, layered_diffusion3d(4, 3, 5, 3.0, 7)));
+  EXPECT_FALSE(identical(load_problem("random:50:seed=1").matrix, load_problem("random:50:seed=2").matrix));
 }
 
 TEST(ProblemSpec, DefaultSpecLoads) {
@@ -648,8 +646,7 @@ TEST(ProblemSpec, UnknownNameListsTheAcceptedForms) {
   const std::string help = problem_spec_help();
   for (const char* form : {"lap2d5:NXxNY", "lap2d9:NXxNY", "lap3d7:NXxNYxNZ", "lap3d27:NXxNYxNZ",
                            "blocklap3d:NXxNYxNZ[:b=B]", "layered3d:NXxNYxNZ[:decades=D][:seed=S]",
-                           "convdiff3d:NXxNYxNZ[:pe=P]", "convdiff2d:NXxNY[:pe=P]",
-                           "random:N[:nnz=K][:seed=S]"})
+                           "convdiff3d:NXxNYxNZ[:pe=P]", "convdiff2d:NXxNY[:pe=P]", "random:N[:nnz=K][:seed=S]"})
     EXPECT_MESSAGE_HAS(help, form);
 }
 

@@ -38,8 +38,7 @@ void check_sweeps(const HostCsr& A, std::uint64_t seed, bool expect_in_place_for
       for (int sweeps : {1, 3}) {
         SCOPED_TRACE(std::string(to_string(dir)) + " x" + std::to_string(sweeps));
         auto x = device_vector<Device>(x0);
-        test::run_with_watchdog("gauss-seidel", 120,
-                                [&] { gs.apply(device_vector<Device>(b), x, dir, sweeps); });
+        test::run_with_watchdog("gauss-seidel", 120, [&] { gs.apply(device_vector<Device>(b), x, dir, sweeps); });
         EXPECT_LT(test::relative_error(host_vector(x), reference::gauss_seidel(A, b, x0, dir, sweeps)), 1e-11);
       }
     }
@@ -119,13 +118,11 @@ TYPED_TEST(GaussSeidelOnBackend, SweepsOnAnExplicitInstanceEqualTheDefaultBitFor
   ropt.max_per_row = 9;
   ropt.seed = seed;
   // In place (symmetric pattern) and with a saved x_k (nonsymmetric pattern).
-  for (const HostCsr& A : {gallery::convection_diffusion2d(21, 17, 8.0),
-                           gallery::random_sparse(700, ropt)}) {
+  for (const HostCsr& A : {gallery::convection_diffusion2d(21, 17, 8.0), gallery::random_sparse(700, ropt)}) {
     const auto dA = to_device<Device>(A);
     const auto b = device_vector<Device>(random_vector(A.num_rows, seed));
     const auto x0 = random_vector(A.num_rows, seed + 1);
-    std::vector<TrsvAlgorithm> algs(std::begin(all_trsv_algorithms),
-                                    std::end(all_trsv_algorithms));
+    std::vector<TrsvAlgorithm> algs(std::begin(all_trsv_algorithms), std::end(all_trsv_algorithms));
     algs.push_back(TrsvAlgorithm::automatic);
     for (TrsvAlgorithm a : algs) {
       SCOPED_TRACE(to_string(a));
@@ -142,8 +139,7 @@ TYPED_TEST(GaussSeidelOnBackend, SweepsOnAnExplicitInstanceEqualTheDefaultBitFor
       const auto h1 = host_vector(x1), h2 = host_vector(x2);
       // The fused (CSR) sweeps are deterministic; the CSC residual form
       // accumulates with atomics: equal to rounding only.
-      const bool exact = on_default.fused() &&
-                         is_deterministic(on_default.algorithm(Triangle::lower)) &&
+      const bool exact = on_default.fused() && is_deterministic(on_default.algorithm(Triangle::lower)) &&
                          is_deterministic(on_default.algorithm(Triangle::upper));
       if (exact)
         EXPECT_EQ(0, std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(double)));

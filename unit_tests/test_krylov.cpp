@@ -42,9 +42,8 @@ const char* name(Method m) {
 
 /// Runs `method` on A x = b from a random (nonzero) start.
 template <class Device>
-KrylovResult run(Method method, const CsrMatrix<double, Device>& A,
-                 const Preconditioner<double, Device>& M, const HostVec& b, HostVec& x,
-                 const KrylovOptions& o, std::uint64_t seed) {
+KrylovResult run(Method method, const CsrMatrix<double, Device>& A, const Preconditioner<double, Device>& M,
+                 const HostVec& b, HostVec& x, const KrylovOptions& o, std::uint64_t seed) {
   CsrOperator<double, Device> op(A);
   auto db = device_vector<Device>(b);
   auto dx = device_vector<Device>(random_vector(b.size(), seed));  // a nonzero start
@@ -78,10 +77,9 @@ TYPED_TEST(KrylovOnBackend, EveryMethodFindsTheKnownSolution) {
     IdentityPreconditioner<double, Device> identity;
     JacobiPreconditioner<double, Device> jacobi(A);
     GaussSeidelPreconditioner<double, Device> sgs(A, SweepDirection::symmetric);
-    for (const Preconditioner<double, Device>* M :
-         {static_cast<const Preconditioner<double, Device>*>(&identity),
-          static_cast<const Preconditioner<double, Device>*>(&jacobi),
-          static_cast<const Preconditioner<double, Device>*>(&sgs)}) {
+    for (const Preconditioner<double, Device>* M : {static_cast<const Preconditioner<double, Device>*>(&identity),
+                                                    static_cast<const Preconditioner<double, Device>*>(&jacobi),
+                                                    static_cast<const Preconditioner<double, Device>*>(&sgs)}) {
       KrylovOptions o;
       o.rel_tol = 1e-10;
       o.max_iterations = 2000;
@@ -253,8 +251,7 @@ TYPED_TEST(KrylovOnBackend, BreakdownsAreNamed) {
         // The rotation [[0, 1], [-1, 0]], b = (1, 0): v = A p = (0, -1) is orthogonal to r0^ = (1, 0).
         {"(v, r0^) = 0", csr_from_triplets(2, 2, {0, 1}, {1, 0}, {1.0, -1.0}), KrylovStatus::breakdown_vr},
         // [[1, 1], [-1, 0]], b = (1, 0): alpha = 1, s = (0, 1), t = A s = (1, 0) is orthogonal to s.
-        {"(t, s) = 0", csr_from_triplets(2, 2, {0, 0, 1}, {0, 1, 0}, {1.0, 1.0, -1.0}),
-         KrylovStatus::breakdown_omega},
+        {"(t, s) = 0", csr_from_triplets(2, 2, {0, 0, 1}, {0, 1, 0}, {1.0, 1.0, -1.0}), KrylovStatus::breakdown_omega},
     };
     for (const Case& c : cases) {
       SCOPED_TRACE(c.what);

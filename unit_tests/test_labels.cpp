@@ -27,11 +27,19 @@ void on_allocation(const Kokkos_Profiling_SpaceHandle, const char* name, const v
 /// Labels Kokkos Kernels 3.4 gives its own arrays and kernels (sptrsv's
 /// level sets and team kernels, sort_crs_matrix), and Kokkos' unlabelled
 /// backend scratch (the OpenMP threads' reduction space).
-const std::set<std::string> theirs = {
-    "Entries aux",     "Values aux",          "[unlabeled]",  "host nodes_grouped_by_level",
-    "host nodes_per_level", "level_list",     "nodes_grouped_by_level", "nodes_per_level",
-    "parfor_l_team",   "parfor_u_team",       "previous_level_list",    "sort_crs_matrix",
-    "tmp_row_view"};
+const std::set<std::string> theirs = {"Entries aux",
+                                      "Values aux",
+                                      "[unlabeled]",
+                                      "host nodes_grouped_by_level",
+                                      "host nodes_per_level",
+                                      "level_list",
+                                      "nodes_grouped_by_level",
+                                      "nodes_per_level",
+                                      "parfor_l_team",
+                                      "parfor_u_team",
+                                      "previous_level_list",
+                                      "sort_crs_matrix",
+                                      "tmp_row_view"};
 
 /// Ours: "trellis::..."; Kokkos' fills and destructions name the View they
 /// work on ("Kokkos::View::initialization [label]"), which must be ours too.

@@ -36,8 +36,7 @@ std::string temp_path(const std::string& stem) {
   std::string name = std::string(info->test_suite_name()) + "." + info->name();
   for (char& c : name)
     if (c == '/') c = '_';
-  return ::testing::TempDir() + "trellis_mm_" + std::to_string(::getpid()) + "_" + name + "_" +
-         stem;
+  return ::testing::TempDir() + "trellis_mm_" + std::to_string(::getpid()) + "_" + name + "_" + stem;
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -59,8 +58,7 @@ using Entries = std::vector<std::tuple<int, int, double>>;
 Entries entries_of(const HostCsr& A) {
   Entries out;
   for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      out.emplace_back(i, A.entries(k), A.values(k));
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) out.emplace_back(i, A.entries(k), A.values(k));
   return out;
 }
 
@@ -85,14 +83,10 @@ double random_value(std::mt19937_64& rng) {
   std::uniform_int_distribution<int> kind(0, 9), expo(-1060, 1020);
   std::uniform_real_distribution<double> mant(0.5, 1.0);
   switch (kind(rng)) {
-    case 0:
-      return 0.0;
-    case 1:
-      return -0.0;
-    case 2:
-      return std::ldexp(mant(rng), -1074 + 40);  // subnormal
-    default:
-      return (rng() & 1 ? -1 : 1) * std::ldexp(mant(rng), expo(rng));
+    case 0: return 0.0;
+    case 1: return -0.0;
+    case 2: return std::ldexp(mant(rng), -1074 + 40);  // subnormal
+    default: return (rng() & 1 ? -1 : 1) * std::ldexp(mant(rng), expo(rng));
   }
 }
 
@@ -144,9 +138,8 @@ TEST(MatrixMarketReader, RandomUnsortedDuplicatesMatchCsrFromTriplets) {
     const int stored = std::uniform_int_distribution<int>(0, 5 * n)(rng);
     std::uniform_int_distribution<int> idx(0, n - 1);
     std::normal_distribution<double> val;
-    std::string text = std::string("%%MatrixMarket matrix coordinate real ") +
-                       (symmetric ? "symmetric" : "general") + "\n" + std::to_string(n) + " " +
-                       std::to_string(n) + " " + std::to_string(stored) + "\n";
+    std::string text = std::string("%%MatrixMarket matrix coordinate real ") + (symmetric ? "symmetric" : "general") +
+                       "\n" + std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(stored) + "\n";
     std::vector<ordinal_t> r, c;
     std::vector<double> v;
     for (int k = 0; k < stored; ++k) {
@@ -250,71 +243,63 @@ TEST(MatrixMarketReader, GeneralFileWithCommentsBlankLinesAndCrlf) {
       "2 2 +7\n"
       "3 1 .25\n"
       "\n\n";
-  expect_matrix(parse_matrix_market(text, "mem"), 3, 4,
-                {{0, 0, 1.5}, {1, 1, 7.0}, {2, 0, 0.25}, {2, 3, -2e-3}});
+  expect_matrix(parse_matrix_market(text, "mem"), 3, 4, {{0, 0, 1.5}, {1, 1, 7.0}, {2, 0, 0.25}, {2, 3, -2e-3}});
 }
 
 TEST(MatrixMarketReader, BannerIsCaseInsensitive) {
-  const HostCsr A =
-      parse_matrix_market("%%matrixmarket MATRIX Coordinate REAL General\n1 1 1\n1 1 2\n", "mem");
+  const HostCsr A = parse_matrix_market("%%matrixmarket MATRIX Coordinate REAL General\n1 1 1\n1 1 2\n", "mem");
   expect_matrix(A, 1, 1, {{0, 0, 2.0}});
 }
 
 TEST(MatrixMarketReader, PatternEntriesGetValueOne) {
-  const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate pattern general\n2 3 3\n2 3\n1 1\n2 1\n", "mem");
+  const HostCsr A =
+      parse_matrix_market("%%MatrixMarket matrix coordinate pattern general\n2 3 3\n2 3\n1 1\n2 1\n", "mem");
   expect_matrix(A, 2, 3, {{0, 0, 1.0}, {1, 0, 1.0}, {1, 2, 1.0}});
 }
 
 TEST(MatrixMarketReader, IntegerFile) {
-  const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 123456789\n", "mem");
+  const HostCsr A =
+      parse_matrix_market("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 123456789\n", "mem");
   expect_matrix(A, 2, 2, {{0, 1, -7.0}, {1, 0, 123456789.0}});
 }
 
 TEST(MatrixMarketReader, SymmetricMirrorsLowerTriangleDiagonalOnce) {
   const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 2 -2\n3 3 6\n",
-      "mem");
-  expect_matrix(A, 3, 3,
-                {{0, 0, 4.0}, {0, 1, -1.0}, {1, 0, -1.0}, {1, 2, -2.0}, {2, 1, -2.0}, {2, 2, 6.0}});
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 2 -2\n3 3 6\n", "mem");
+  expect_matrix(A, 3, 3, {{0, 0, 4.0}, {0, 1, -1.0}, {1, 0, -1.0}, {1, 2, -2.0}, {2, 1, -2.0}, {2, 2, 6.0}});
 }
 
 TEST(MatrixMarketReader, SymmetricPatternMirrors) {
-  const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 1\n", "mem");
+  const HostCsr A = parse_matrix_market("%%MatrixMarket matrix coordinate pattern symmetric\n2 2 2\n1 1\n2 1\n", "mem");
   expect_matrix(A, 2, 2, {{0, 0, 1.0}, {0, 1, 1.0}, {1, 0, 1.0}});
 }
 
 TEST(MatrixMarketReader, SkewSymmetricMirrorsWithNegation) {
-  const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 5\n3 1 -1.5\n", "mem");
+  const HostCsr A =
+      parse_matrix_market("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 5\n3 1 -1.5\n", "mem");
   expect_matrix(A, 3, 3, {{0, 1, -5.0}, {0, 2, 1.5}, {1, 0, 5.0}, {2, 0, -1.5}});
 }
 
 TEST(MatrixMarketReader, DuplicatesAreSummed) {
   const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 2 1\n2 2 3\n1 2 0.5\n1 2 -4\n",
-      "mem");
+      "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 2 1\n2 2 3\n1 2 0.5\n1 2 -4\n", "mem");
   expect_matrix(A, 2, 2, {{0, 1, -2.5}, {1, 1, 3.0}});
   // In a symmetric file a repeated lower entry is summed, and so is its mirror.
-  const HostCsr S = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n2 1 1\n2 1 2\n2 2 1\n", "mem");
+  const HostCsr S =
+      parse_matrix_market("%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n2 1 1\n2 1 2\n2 2 1\n", "mem");
   expect_matrix(S, 2, 2, {{0, 1, 3.0}, {1, 0, 3.0}, {1, 1, 1.0}});
 }
 
 TEST(MatrixMarketReader, ValueBelowSmallestSubnormalReadsAsZero) {
   const HostCsr A = parse_matrix_market(
-      "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e-400\n1 2 -0.0001e-330\n",
-      "mem");
+      "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e-400\n1 2 -0.0001e-330\n", "mem");
   ASSERT_EQ(A.nnz(), 2);
   EXPECT_EQ(bits(A.values(0)), bits(0.0));
   EXPECT_EQ(bits(A.values(1)), bits(-0.0));
 }
 
 TEST(MatrixMarketReader, MissingFinalNewlineIsFine) {
-  const HostCsr A =
-      parse_matrix_market("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3", "mem");
+  const HostCsr A = parse_matrix_market("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3", "mem");
   expect_matrix(A, 1, 1, {{0, 0, 3.0}});
 }
 
@@ -358,18 +343,15 @@ TEST(MatrixMarketReader, HeaderOnlyReadStopsAtTheSizeLine) {
 }
 
 TEST(MatrixMarketReader, Vectors) {
-  EXPECT_EQ(parse_matrix_market_vector(
-                "%%MatrixMarket matrix array real general\n% c\n3 1\n1.5\n\n-2\n3e2\n", "mem"),
+  EXPECT_EQ(parse_matrix_market_vector("%%MatrixMarket matrix array real general\n% c\n3 1\n1.5\n\n-2\n3e2\n", "mem"),
             (std::vector<double>{1.5, -2.0, 300.0}));
-  EXPECT_EQ(parse_matrix_market_vector("%%MatrixMarket matrix array integer general\n2 1\n7\n-8\n",
-                                       "mem"),
+  EXPECT_EQ(parse_matrix_market_vector("%%MatrixMarket matrix array integer general\n2 1\n7\n-8\n", "mem"),
             (std::vector<double>{7.0, -8.0}));
 }
 
 // ---------------------------------------------------------- malformed input
 
-void expect_error(const std::function<void()>& f, const std::string& file, long line,
-                  const std::string& phrase) {
+void expect_error(const std::function<void()>& f, const std::string& file, long line, const std::string& phrase) {
   try {
     f();
     ADD_FAILURE() << "expected MatrixMarketError mentioning \"" << phrase << "\"";
@@ -403,24 +385,17 @@ const BadCase kBadCases[] = {
     {"BannerWithOnePercent", "%MatrixMarket matrix coordinate real general\n1 1 0\n", 1,
      "missing %%MatrixMarket banner"},
     {"BannerAfterComment", "% hello\n" MM_GENERAL "1 1 0\n", 1, "missing %%MatrixMarket banner"},
-    {"IncompleteBanner", "%%MatrixMarket matrix coordinate\n1 1 0\n", 1,
-     "incomplete banner: missing the field"},
-    {"WrongObject", "%%MatrixMarket vector coordinate real general\n1 1 0\n", 1,
-     "unsupported object 'vector'"},
-    {"UnknownFormat", "%%MatrixMarket matrix sparse real general\n1 1 0\n", 1,
-     "unknown format 'sparse'"},
-    {"ComplexField", "%%MatrixMarket matrix coordinate complex general\n1 1 0\n", 1,
-     "unsupported field 'complex'"},
-    {"UnknownField", "%%MatrixMarket matrix coordinate float general\n1 1 0\n", 1,
-     "unknown field 'float'"},
+    {"IncompleteBanner", "%%MatrixMarket matrix coordinate\n1 1 0\n", 1, "incomplete banner: missing the field"},
+    {"WrongObject", "%%MatrixMarket vector coordinate real general\n1 1 0\n", 1, "unsupported object 'vector'"},
+    {"UnknownFormat", "%%MatrixMarket matrix sparse real general\n1 1 0\n", 1, "unknown format 'sparse'"},
+    {"ComplexField", "%%MatrixMarket matrix coordinate complex general\n1 1 0\n", 1, "unsupported field 'complex'"},
+    {"UnknownField", "%%MatrixMarket matrix coordinate float general\n1 1 0\n", 1, "unknown field 'float'"},
     {"HermitianSymmetry", "%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n", 1,
      "unsupported symmetry 'hermitian'"},
-    {"UnknownSymmetry", "%%MatrixMarket matrix coordinate real upper\n1 1 0\n", 1,
-     "unknown symmetry 'upper'"},
+    {"UnknownSymmetry", "%%MatrixMarket matrix coordinate real upper\n1 1 0\n", 1, "unknown symmetry 'upper'"},
     {"ExtraBannerToken", "%%MatrixMarket matrix coordinate real general extra\n1 1 0\n", 1,
      "unexpected token 'extra' at the end of the banner"},
-    {"ArrayPattern", "%%MatrixMarket matrix array pattern general\n1 1\n", 1,
-     "array file cannot have field 'pattern'"},
+    {"ArrayPattern", "%%MatrixMarket matrix array pattern general\n1 1\n", 1, "array file cannot have field 'pattern'"},
     {"PatternSkew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n1 1 0\n", 1,
      "pattern file cannot be skew-symmetric"},
     {"ArrayFileAsMatrix", MM_ARRAY "1 1\n1\n", 1, "array (dense) file"},
@@ -429,50 +404,39 @@ const BadCase kBadCases[] = {
     {"SizeLineNegative", MM_GENERAL "3 -3 5\n", 2, "size line: negative size -3"},
     {"SizeLineTooManyNumbers", MM_GENERAL "3 3 5 7\n", 2, "size line has too many numbers"},
     {"SizeLineTooFewNumbers", MM_GENERAL "3 3\n1 1 1\n", 2, "size line has too few numbers"},
-    {"SizeLineOverflow", MM_GENERAL "99999999999999999999 3 1\n", 2,
-     "size line: '99999999999999999999' is too large"},
+    {"SizeLineOverflow", MM_GENERAL "99999999999999999999 3 1\n", 2, "size line: '99999999999999999999' is too large"},
     {"DimensionBeyondIndexLimit", MM_GENERAL "3000000000 3 1\n1 1 1\n", 2,
      "number of rows 3000000000 exceeds the 32-bit index limit"},
     {"EntriesBeyondOffsetLimit", MM_GENERAL "5 5 3000000000\n1 1 1\n", 2,
      "3000000000 entries exceed the 32-bit offset limit"},
-    {"TruncatedFile", MM_GENERAL "3 3 3\n1 1 1.0\n2 2 2.0\n", 5,
-     "file ends after 2 of 3 declared entries"},
-    {"TruncatedFileNoFinalNewline", MM_GENERAL "3 3 3\n1 1 1.0\n2 2 2.0", 5,
-     "file ends after 2 of 3 declared entries"},
-    {"MoreEntriesThanDeclared", MM_GENERAL "2 2 1\n1 1 1\n\n2 2 2\n", 5,
-     "more entries than the 1 declared"},
+    {"TruncatedFile", MM_GENERAL "3 3 3\n1 1 1.0\n2 2 2.0\n", 5, "file ends after 2 of 3 declared entries"},
+    {"TruncatedFileNoFinalNewline", MM_GENERAL "3 3 3\n1 1 1.0\n2 2 2.0", 5, "file ends after 2 of 3 declared entries"},
+    {"MoreEntriesThanDeclared", MM_GENERAL "2 2 1\n1 1 1\n\n2 2 2\n", 5, "more entries than the 1 declared"},
     {"TooFewTokens", MM_GENERAL "2 2 2\n1 1 1\n1 2\n", 4, "too few tokens on data line"},
     {"TooFewTokensPattern", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1\n", 3,
      "too few tokens on data line (expected: row column)"},
     {"RowIndexZero", MM_GENERAL "3 3 1\n0 1 1.0\n", 3, "row index 0 out of range [1, 3]"},
-    {"ColumnIndexTooLarge", MM_GENERAL "3 3 2\n1 1 1.0\n1 4 1.0\n", 4,
-     "column index 4 out of range [1, 3]"},
+    {"ColumnIndexTooLarge", MM_GENERAL "3 3 2\n1 1 1.0\n1 4 1.0\n", 4, "column index 4 out of range [1, 3]"},
     {"NegativeRowIndex", MM_GENERAL "3 3 1\n-1 1 1.0\n", 3, "row index -1 out of range"},
     {"IndexOverflow", MM_GENERAL "3 3 1\n1 99999999999999999999 1.0\n", 3,
      "column index '99999999999999999999' overflows"},
-    {"NonNumericIndex", MM_GENERAL "% c\n\n3 3 1\n1 x 3.0\n", 5,
-     "column index 'x' is not an integer"},
+    {"NonNumericIndex", MM_GENERAL "% c\n\n3 3 1\n1 x 3.0\n", 5, "column index 'x' is not an integer"},
     {"NonNumericValue", MM_GENERAL "3 3 1\n1 2 abc\n", 3, "value 'abc' is not a number"},
     {"PartlyNumericValue", MM_GENERAL "3 3 1\n1 2 1.5e\n", 3, "value '1.5e' is not a number"},
     {"NaNValue", MM_GENERAL "3 3 2\n1 1 1\n1 2 nan\n", 4, "non-finite value 'nan'"},
     {"InfValue", MM_GENERAL "3 3 1\n1 2 -inf\n", 3, "non-finite value '-inf'"},
     {"ValueBeyondDouble", MM_GENERAL "3 3 1\n1 2 1e999\n", 3, "outside the range of double"},
-    {"FractionInIntegerFile", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n",
-     3, "value '1.5' is not an integer"},
+    {"FractionInIntegerFile", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n", 3,
+     "value '1.5' is not an integer"},
     {"TrailingJunk", MM_GENERAL "3 3 1\n1 1 1.0 junk\n", 3, "unexpected extra token 'junk'"},
-    {"SymmetricUpperEntry",
-     "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1\n1 2 1\n", 4,
+    {"SymmetricUpperEntry", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1\n1 2 1\n", 4,
      "entry (1, 2) is above the diagonal"},
-    {"SkewSymmetricDiagonal",
-     "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n", 4,
+    {"SkewSymmetricDiagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n", 4,
      "diagonal entry (2, 2) in a skew-symmetric file"},
-    {"SymmetricNotSquare", "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n", 2,
-     "must be square"},
-    {"VectorWithTwoColumns", MM_ARRAY "3 2\n1\n2\n3\n4\n5\n6\n", 2, "vector file has 2 columns",
-     true},
+    {"SymmetricNotSquare", "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n", 2, "must be square"},
+    {"VectorWithTwoColumns", MM_ARRAY "3 2\n1\n2\n3\n4\n5\n6\n", 2, "vector file has 2 columns", true},
     {"VectorFromCoordinateFile", MM_GENERAL "3 1 0\n", 1, "coordinate file", true},
-    {"VectorSymmetric", "%%MatrixMarket matrix array real symmetric\n1 1\n1\n", 1,
-     "must be 'general'", true},
+    {"VectorSymmetric", "%%MatrixMarket matrix array real symmetric\n1 1\n1\n", 1, "must be 'general'", true},
     {"VectorTruncated", MM_ARRAY "3 1\n1\n2\n", 5, "file ends after 2 of 3 declared values", true},
     {"VectorMoreValues", MM_ARRAY "2 1\n1\n2\n3\n", 5, "more values than the 2 declared", true},
     {"VectorTwoValuesOnALine", MM_ARRAY "2 1\n1 2\n", 3, "unexpected extra token '2'", true},
@@ -524,8 +488,7 @@ TEST(MatrixMarketFiles, EmptyFile) {
 // ------------------------------------------------------------ real matrices
 
 // Independent reference: iostreams, a map summing duplicates in file order.
-std::map<std::pair<int, int>, double> reference_entries(const std::string& path, bool symmetric,
-                                                        long long& diagonal) {
+std::map<std::pair<int, int>, double> reference_entries(const std::string& path, bool symmetric, long long& diagonal) {
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line) && (line.empty() || line[0] == '%')) {

@@ -119,8 +119,8 @@ Direct build_directly(const std::string& spec, const gallery::Problem& p, const 
   const size_t colon = spec.find(':');
   const PreconditionerKind kind = parse<PreconditionerKind>(spec.substr(0, colon));
   const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  const TrsvAlgorithm alg = variant.empty() || kind == PreconditionerKind::dd ? TrsvAlgorithm::automatic
-                                                                                : parse<TrsvAlgorithm>(variant);
+  const TrsvAlgorithm alg =
+      variant.empty() || kind == PreconditionerKind::dd ? TrsvAlgorithm::automatic : parse<TrsvAlgorithm>(variant);
   // `auto` may choose an algorithm that accumulates with atomics.
   const bool trsv_deterministic = alg != TrsvAlgorithm::automatic && is_deterministic(alg);
   const auto point = copy_to<Device>(p.matrix);
@@ -157,8 +157,8 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Vec r = test::random_vector(size_t(p.matrix.num_rows), seed);
   const std::vector<std::string> names = preconditioner_names();
-  EXPECT_EQ(names.size(), values<PreconditionerKind>().size() + 3 * values<TrsvAlgorithm>().size() +
-                              values<DdApply>().size());
+  EXPECT_EQ(names.size(),
+            values<PreconditionerKind>().size() + 3 * values<TrsvAlgorithm>().size() + values<DdApply>().size());
   for (const std::string& spec : names) {
     SCOPED_TRACE(spec);
     const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, blocks, options_for(p));
@@ -174,16 +174,18 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
       EXPECT_EQ(M.name, spec);
       EXPECT_FALSE(M.reordered());
     }
-    const bool reports = M.kind == PreconditionerKind::dd || M.kind == PreconditionerKind::ilu0 ||
-                         M.kind == PreconditionerKind::ilu0_kk;
+    const bool reports =
+        M.kind == PreconditionerKind::dd || M.kind == PreconditionerKind::ilu0 || M.kind == PreconditionerKind::ilu0_kk;
     EXPECT_EQ(!M.setup_report.empty(), reports) << M.setup_report;
     EXPECT_EQ(bool(M.trsv_algorithm), M.kind == PreconditionerKind::ilu0);
 
     const Direct direct = build_directly(spec, p, blocks);
     const Vec z = apply_once(*M.preconditioner, r);
     const Vec expected = apply_once(*direct.M, r);
-    if (direct.deterministic) EXPECT_EQ(z, expected) << "not bit-identical";
-    else EXPECT_LT(test::relative_error(z, expected), 1e-12);
+    if (direct.deterministic)
+      EXPECT_EQ(z, expected) << "not bit-identical";
+    else
+      EXPECT_LT(test::relative_error(z, expected), 1e-12);
   }
 }
 
@@ -241,7 +243,8 @@ TEST(PreconditionerFactory, DdFromThePointMatrixAlone) {
 TEST(PreconditionerFactory, AcceptsThePapersSpellings) {
   const gallery::Problem p = small_problem();
   const auto blocks = copy_to<Device>(*p.block_matrix);
-  EXPECT_EQ(make_preconditioner("DD:dag_ec_ILDUO_fused", p.matrix, blocks, options_for(p)).name, "dd:dag-ec-ilduo-fused");
+  EXPECT_EQ(make_preconditioner("DD:dag_ec_ILDUO_fused", p.matrix, blocks, options_for(p)).name,
+            "dd:dag-ec-ilduo-fused");
   EXPECT_EQ(make_preconditioner("ILU0:LEVELSET_CSR", p.matrix).name, "ilu0:levelset-csr");
   EXPECT_EQ(make_preconditioner("ilu0_kk", p.matrix).name, "ilu0-kk");
   EXPECT_EQ(make_preconditioner("sgs:elmr_value", p.matrix).name, "sgs:elmr-value");

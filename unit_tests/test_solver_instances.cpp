@@ -117,8 +117,8 @@ const char* name(Method m) {
 /// or on *space; x returned in x.
 template <class Device>
 KrylovResult solve(const typename Device::execution_space* space, Method method,
-                   const LinearOperator<double, Device>& A, const Preconditioner<double, Device>& M,
-                   const HostVec& b, const HostVec& x0, HostVec& x) {
+                   const LinearOperator<double, Device>& A, const Preconditioner<double, Device>& M, const HostVec& b,
+                   const HostVec& x0, HostVec& x) {
   KrylovOptions o;
   o.rel_tol = 1e-10;
   o.restart = 20;
@@ -147,8 +147,8 @@ KrylovResult solve(const typename Device::execution_space* space, Method method,
 }
 
 template <class Device>
-void expect_same_solve(const LinearOperator<double, Device>& A, const Preconditioner<double, Device>& M,
-                       Method method, const HostVec& b, const HostVec& x0) {
+void expect_same_solve(const LinearOperator<double, Device>& A, const Preconditioner<double, Device>& M, Method method,
+                       const HostVec& b, const HostVec& x0) {
   SCOPED_TRACE(name(method));
   const OwnInstance<typename Device::execution_space> own;
   HostVec x_default, x_instance;

@@ -239,9 +239,9 @@ TEST(Permutation, RejectsRepeatedAndOutOfRangeIndices) {
 /// Checks the properties that define a level set: every row once, rows of a
 /// level ascending, each dependency in an earlier level, and each row at level
 /// 1 + max(dependencies).
-void expect_valid_levels(const HostCsr& A, const LevelSets<HostDevice>& ref,
-                         ordinal_t num_levels, const std::vector<offset_t>& ptr,
-                         const std::vector<ordinal_t>& rows, const std::vector<ordinal_t>& lev) {
+void expect_valid_levels(const HostCsr& A, const LevelSets<HostDevice>& ref, ordinal_t num_levels,
+                         const std::vector<offset_t>& ptr, const std::vector<ordinal_t>& rows,
+                         const std::vector<ordinal_t>& lev) {
   ASSERT_EQ(num_levels, ref.num_levels);
   ASSERT_EQ(ptr.size(), size_t(num_levels) + 1);
   for (ordinal_t l = 0; l <= num_levels; ++l) ASSERT_EQ(ptr[l], ref.level_ptr(l)) << "level " << l;
@@ -251,8 +251,7 @@ void expect_valid_levels(const HostCsr& A, const LevelSets<HostDevice>& ref,
   for (ordinal_t i = 0; i < A.num_rows; ++i) {
     ordinal_t expect = 0;
     for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      if (in_strict_triangle(ref.triangle, i, A.entries(k)))
-        expect = std::max(expect, ref.row_level(A.entries(k)) + 1);
+      if (in_strict_triangle(ref.triangle, i, A.entries(k))) expect = std::max(expect, ref.row_level(A.entries(k)) + 1);
     ASSERT_EQ(ref.row_level(i), expect) << "row " << i;
   }
 }

@@ -94,9 +94,10 @@ inline std::vector<RealMatrix> real_matrices() {
 }
 
 /// Skips the current test, saying why, when the real matrices are absent.
-#define TRELLIS_REQUIRE_REAL_MATRICES(list)                                              \
-  if ((list).empty()) GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
-                                      "or place ../shared/matrices beside the source tree"
+#define TRELLIS_REQUIRE_REAL_MATRICES(list)                        \
+  if ((list).empty())                                              \
+  GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
+                  "or place ../shared/matrices beside the source tree"
 
 /// A device copy of a host vector.
 template <class Device>
@@ -136,8 +137,7 @@ void run_with_watchdog(const std::string& what, double seconds, F&& f) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
       if (!done.load() && waited.count() > seconds) {
-        std::fprintf(stderr, "\nWATCHDOG: %s did not finish within %.0f s: deadlock or hang\n",
-                     what.c_str(), seconds);
+        std::fprintf(stderr, "\nWATCHDOG: %s did not finish within %.0f s: deadlock or hang\n", what.c_str(), seconds);
         std::fflush(stderr);
         std::_Exit(86);
       }

@@ -9,12 +9,12 @@
 #include <random>
 
 #include "test_support.hpp"
-#include "triangular_solve.hpp"  // reference/
 #include "trellis/core/transpose.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/io/matrix_market.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
+#include "triangular_solve.hpp"  // reference/
 
 namespace trellis {
 namespace {
@@ -28,10 +28,10 @@ using test::random_vector;
 /// Solves with `algorithm` on Device and compares with the reference; x is
 /// poisoned with NaN first so that an unwritten entry fails.
 template <class Device>
-void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form,
-                 std::uint64_t seed, double tol = 1e-10) {
-  SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " +
-               std::to_string(int(form)) + " n=" + std::to_string(A.num_rows));
+void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form, std::uint64_t seed,
+                 double tol = 1e-10) {
+  SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " + std::to_string(int(form)) +
+               " n=" + std::to_string(A.num_rows));
   const auto b = random_vector(A.num_rows, seed);
   std::vector<double> d_sep = random_vector(A.num_rows, seed + 1);
   for (auto& d : d_sep) d = 2 + std::abs(d) * 4;  // well away from zero
@@ -48,13 +48,11 @@ void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, Diagon
   auto bd = device_vector<Device>(b);
   Kokkos::View<double*, Device> x("x", A.num_rows);
   Kokkos::deep_copy(x, std::nan(""));
-  test::run_with_watchdog(std::string("solve ") + to_string(algorithm), 120,
-                          [&] { solver.solve(bd, x); });
+  test::run_with_watchdog(std::string("solve ") + to_string(algorithm), 120, [&] { solver.solve(bd, x); });
   EXPECT_LT(test::relative_error(host_vector(x), expected), tol);
   // A second solve with the same solver (flags, counters, tickets reused).
   Kokkos::deep_copy(x, std::nan(""));
-  test::run_with_watchdog(std::string("second solve ") + to_string(algorithm), 120,
-                          [&] { solver.solve(bd, x); });
+  test::run_with_watchdog(std::string("second solve ") + to_string(algorithm), 120, [&] { solver.solve(bd, x); });
   EXPECT_LT(test::relative_error(host_vector(x), expected), tol);
 }
 
@@ -66,9 +64,8 @@ TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnRandomShapes) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   using gallery::TriangularShape;
-  for (auto shape : {TriangularShape::dense_rows, TriangularShape::sparse_rows,
-                     TriangularShape::empty_offdiagonal, TriangularShape::long_chain,
-                     TriangularShape::diagonal_only}) {
+  for (auto shape : {TriangularShape::dense_rows, TriangularShape::sparse_rows, TriangularShape::empty_offdiagonal,
+                     TriangularShape::long_chain, TriangularShape::diagonal_only}) {
     SCOPED_TRACE("shape " + std::to_string(int(shape)));
     const HostCsr L = gallery::random_lower_triangular(1500, shape, seed);
     const HostCsr U = transpose(L);
@@ -85,15 +82,14 @@ TYPED_TEST(TrsvOnBackend, UnitAndSeparateDiagonalForms) {
   const HostCsr A = gallery::convection_diffusion3d(9, 8, 7, 5.0);  // nonsymmetric
   for (TrsvAlgorithm a : all_trsv_algorithms)
     for (Triangle tri : {Triangle::lower, Triangle::upper})
-      for (DiagonalForm f : {DiagonalForm::unit, DiagonalForm::separate})
-        check_solve<TypeParam>(A, tri, a, f, seed);
+      for (DiagonalForm f : {DiagonalForm::unit, DiagonalForm::separate}) check_solve<TypeParam>(A, tri, a, f, seed);
 }
 
 TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnGalleryProblems) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (const char* spec : {"lap2d5:40x30", "lap2d9:17x33", "lap3d7:12x10x9", "lap3d27:8x8x8",
-                           "blocklap3d:6x5x4:b=3", "layered3d:10x9x8", "convdiff2d:30x20"}) {
+  for (const char* spec : {"lap2d5:40x30", "lap2d9:17x33", "lap3d7:12x10x9", "lap3d27:8x8x8", "blocklap3d:6x5x4:b=3",
+                           "layered3d:10x9x8", "convdiff2d:30x20"}) {
     SCOPED_TRACE(spec);
     const HostCsr A = gallery::load_problem(spec).matrix;
     for (TrsvAlgorithm a : all_trsv_algorithms)
@@ -199,7 +195,7 @@ TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
   using Exec = typename Device::execution_space;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  SecondInstance<Exec> other;  // outlives the solvers below
+  SecondInstance<Exec> other;                                        // outlives the solvers below
   const HostCsr A = gallery::convection_diffusion3d(11, 9, 8, 5.0);  // nonsymmetric
   const ordinal_t n = A.num_rows;
   const auto dA = to_device<Device>(A);
@@ -249,8 +245,8 @@ TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
 }
 
 TYPED_TEST(TrsvOnBackend, MissingDiagonalIsReportedWithItsRowAtAnalysis) {
-  const HostCsr A = csr_from_triplets(4, 4, {0, 1, 1, 2, 3, 3}, {0, 0, 1, 1, 2, 3},
-                                      {1, 1, 1, 1, 1, 1});  // row 2 has no diagonal
+  const HostCsr A =
+      csr_from_triplets(4, 4, {0, 1, 1, 2, 3, 3}, {0, 0, 1, 1, 2, 3}, {1, 1, 1, 1, 1, 1});  // row 2 has no diagonal
   for (TrsvAlgorithm a : all_trsv_algorithms) {
     TrsvOptions opt;
     opt.algorithm = a;
@@ -319,16 +315,14 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::vector<std::pair<std::string, HostCsr>> cases;
-  cases.emplace_back("long chain",
-                     gallery::random_lower_triangular(chain, gallery::TriangularShape::long_chain, seed));
+  cases.emplace_back("long chain", gallery::random_lower_triangular(chain, gallery::TriangularShape::long_chain, seed));
   cases.emplace_back("zigzag", zigzag(big));
-  cases.emplace_back("many rows",
-                     gallery::random_lower_triangular(big, gallery::TriangularShape::sparse_rows, seed));
+  cases.emplace_back("many rows", gallery::random_lower_triangular(big, gallery::TriangularShape::sparse_rows, seed));
   for (auto& [name, L] : cases) {
     SCOPED_TRACE(name);
     const HostCsr U = transpose(L);
-    for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
-                            TrsvAlgorithm::syncfree_naive}) {
+    for (TrsvAlgorithm a :
+         {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }

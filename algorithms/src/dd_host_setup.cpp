@@ -3,16 +3,16 @@
 #include <sstream>
 
 #include "trellis/core/errors.hpp"
-#include "trellis/dd/detail/host_setup.hpp"
 #include "trellis/core/stopwatch.hpp"
+#include "trellis/dd/detail/host_setup.hpp"
 
 namespace trellis {
 
 std::string DdReport::describe() const {
   std::ostringstream o;
-  o << "partition: " << partitioner << ", " << subdomains << " subdomains of " << smallest_subdomain
-    << ".." << largest_subdomain << " block rows (b=" << block_size << "; " << rows_that_fit
-    << " fit in " << scratch_bytes_max << " B of team scratch)\n"
+  o << "partition: " << partitioner << ", " << subdomains << " subdomains of " << smallest_subdomain << ".."
+    << largest_subdomain << " block rows (b=" << block_size << "; " << rows_that_fit << " fit in " << scratch_bytes_max
+    << " B of team scratch)\n"
     << "dropped: " << blocks_dropped << " of " << blocks << " blocks (" << 100.0 * dropped_fraction()
     << "%); levels per subdomain: lower " << lower_levels_max << ", upper " << upper_levels_max << "\n"
     << "setup s: partition " << seconds_partition << ", reorder " << seconds_reorder << ", analysis "
@@ -62,18 +62,16 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
       if (points != A.rows)
         throw InputError("geometric partition: grid " + std::to_string(opt.grid[0]) + "x" +
                          std::to_string(opt.grid[1]) + "x" + std::to_string(opt.grid[2]) + " has " +
-                         std::to_string(points) + " points, the matrix " +
-                         std::to_string(A.rows) + " block rows");
+                         std::to_string(points) + " points, the matrix " + std::to_string(A.rows) + " block rows");
       GridDims box = opt.box;
       if (box[0] > 0 && 1LL * box[0] * box[1] * box[2] > rows) {
-        report.note += "box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" +
-                       std::to_string(box[2]) + " exceeds " + std::to_string(rows) +
-                       " rows per subdomain; using the most cubic box that fits. ";
+        report.note += "box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" + std::to_string(box[2]) +
+                       " exceeds " + std::to_string(rows) + " rows per subdomain; using the most cubic box that fits. ";
         box = {0, 0, 0};
       }
       if (box[0] <= 0) box = geometric_box(opt.grid, rows);
-      report.partitioner += " box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" +
-                            std::to_string(box[2]);
+      report.partitioner +=
+          " box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" + std::to_string(box[2]);
       return geometric_layout(opt.grid, box);
     }
     case Partitioner::metis:
@@ -96,13 +94,14 @@ bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ord
 
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
                                 DdReport& report) {
-  if (A.rows != A.cols)
-    throw StructureError("domain-decomposition ILU0: matrix is not square");
+  if (A.rows != A.cols) throw StructureError("domain-decomposition ILU0: matrix is not square");
   if (A.rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
   const ordinal_t rows = subdomain_rows(opt, rows_that_fit);
   if (opt.subdomain_rows > rows_that_fit)
-    report.note += "requested " + std::to_string(opt.subdomain_rows) + " block rows per subdomain do not fit "
-                   "in team scratch; using " + std::to_string(rows_that_fit) + ". ";
+    report.note += "requested " + std::to_string(opt.subdomain_rows) +
+                   " block rows per subdomain do not fit "
+                   "in team scratch; using " +
+                   std::to_string(rows_that_fit) + ". ";
   const auto t0 = now();
   SubdomainLayout layout = choose_layout(A, opt, rows, report);
   report.seconds_partition = seconds_since(t0);
@@ -113,8 +112,7 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
   report.largest_subdomain = layout.largest_subdomain();
   report.smallest_subdomain = report.largest_subdomain;
   for (ordinal_t t = 0; t < report.subdomains; ++t)
-    report.smallest_subdomain =
-        std::min(report.smallest_subdomain, layout.sub_start[t + 1] - layout.sub_start[t]);
+    report.smallest_subdomain = std::min(report.smallest_subdomain, layout.sub_start[t + 1] - layout.sub_start[t]);
   return layout;
 }
 

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   const trellis::HostCsr A = trellis::gallery::laplace2d_5pt(40, 30);
   const auto levels = trellis::analyze_levels(trellis::to_device(A), trellis::Triangle::lower);
   const auto reference = trellis::analyze_levels_host(A, trellis::Triangle::lower);
-  std::printf("consumer: %d rows, %d levels on %s (reference %d)\n", A.num_rows,
-              levels.num_levels, Kokkos::DefaultExecutionSpace::name(), reference.num_levels);
+  std::printf("consumer: %d rows, %d levels on %s (reference %d)\n", A.num_rows, levels.num_levels,
+              Kokkos::DefaultExecutionSpace::name(), reference.num_levels);
   return levels.num_levels == reference.num_levels && levels.num_levels == 40 + 30 - 1 ? 0 : 1;
 }

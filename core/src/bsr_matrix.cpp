@@ -32,9 +32,8 @@ HostCsr bsr_to_csr(const HostBsr& A) {
 HostBsr csr_to_bsr(const HostCsr& A, int b) {
   if (b < 1) throw StructureError("csr_to_bsr: block size " + std::to_string(b) + " < 1");
   if (A.num_rows % b != 0 || A.num_cols % b != 0)
-    throw StructureError("csr_to_bsr: a " + std::to_string(A.num_rows) + "x" +
-                         std::to_string(A.num_cols) + " matrix is not made of " +
-                         std::to_string(b) + "x" + std::to_string(b) + " blocks");
+    throw StructureError("csr_to_bsr: a " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
+                         " matrix is not made of " + std::to_string(b) + "x" + std::to_string(b) + " blocks");
   const ordinal_t nbr = A.num_rows / b, nbc = A.num_cols / b;
   Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(nbr) + 1);
   std::vector<ordinal_t> block_cols;
@@ -54,8 +53,7 @@ HostBsr csr_to_bsr(const HostCsr& A, int b) {
       for (offset_t k = A.row_map(bi * b + r); k < A.row_map(bi * b + r + 1); ++k) {
         const ordinal_t bj = A.entries(k) / b;
         const size_t slot =
-            first_block + (std::lower_bound(cols_of_row.begin(), cols_of_row.end(), bj) -
-                           cols_of_row.begin());
+            first_block + (std::lower_bound(cols_of_row.begin(), cols_of_row.end(), bj) - cols_of_row.begin());
         vals[slot * b * b + r * b + A.entries(k) % b] += A.values(k);
       }
     rm(bi + 1) = checked_nnz((long long)block_cols.size(), "csr_to_bsr");

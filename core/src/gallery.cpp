@@ -16,15 +16,12 @@ namespace {
 // ---------------------------------------------------------------- arguments
 
 void require_positive(long long value, const char* name, const char* fn) {
-  if (value <= 0)
-    throw InputError(std::string(fn) + ": " + name + " = " + std::to_string(value) +
-                     " must be positive");
+  if (value <= 0) throw InputError(std::string(fn) + ": " + name + " = " + std::to_string(value) + " must be positive");
 }
 
 void require_finite(double value, const char* name, const char* fn) {
   if (!std::isfinite(value))
-    throw InputError(std::string(fn) + ": " + name + " = " + std::to_string(value) +
-                     " must be finite");
+    throw InputError(std::string(fn) + ": " + name + " = " + std::to_string(value) + " must be finite");
 }
 
 /// nx*ny*nz*b as ordinal_t, or InputError when it does not fit.
@@ -34,10 +31,9 @@ ordinal_t checked_rows(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b, const ch
   require_positive(nz, "nz", fn);
   const long long n = (long long)nx * ny * nz * b;  // each factor < 2^31, b <= 8: no overflow
   if (n > std::numeric_limits<ordinal_t>::max())
-    throw InputError(std::string(fn) + ": grid " + std::to_string(nx) + "x" +
-                     std::to_string(ny) + "x" + std::to_string(nz) +
-                     (b > 1 ? " with " + std::to_string(b) + " unknowns per cell" : "") +
-                     " has " + std::to_string(n) + " rows, more than 32-bit indices hold");
+    throw InputError(std::string(fn) + ": grid " + std::to_string(nx) + "x" + std::to_string(ny) + "x" +
+                     std::to_string(nz) + (b > 1 ? " with " + std::to_string(b) + " unknowns per cell" : "") + " has " +
+                     std::to_string(n) + " rows, more than 32-bit indices hold");
   return ordinal_t(n);
 }
 
@@ -48,9 +44,7 @@ ordinal_t checked_rows(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b, const ch
 /// Uniform in [0, 1).
 double uniform01(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
 
-double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return lo + (hi - lo) * uniform01(rng);
-}
+double uniform(std::mt19937_64& rng, double lo, double hi) { return lo + (hi - lo) * uniform01(rng); }
 
 /// Uniform integer in [lo, hi] (bias below 2^-40 for the ranges used here).
 long long uniform_int(std::mt19937_64& rng, long long lo, long long hi) {
@@ -65,8 +59,8 @@ double random_offdiagonal(std::mt19937_64& rng) {
 
 /// `count` distinct integers of [lo, hi] other than `skip`, sorted (fewer when
 /// the range holds fewer).
-std::vector<ordinal_t> sample_distinct(std::mt19937_64& rng, ordinal_t lo, ordinal_t hi,
-                                       long long count, ordinal_t skip) {
+std::vector<ordinal_t> sample_distinct(std::mt19937_64& rng, ordinal_t lo, ordinal_t hi, long long count,
+                                       ordinal_t skip) {
   std::vector<ordinal_t> out;
   if (hi < lo) return out;
   const long long available = (long long)hi - lo + 1 - (skip >= lo && skip <= hi ? 1 : 0);
@@ -76,8 +70,7 @@ std::vector<ordinal_t> sample_distinct(std::mt19937_64& rng, ordinal_t lo, ordin
     // Dense draw: partial Fisher-Yates over the candidates.
     for (ordinal_t c = lo; c <= hi; ++c)
       if (c != skip) out.push_back(c);
-    for (long long k = 0; k < count; ++k)
-      std::swap(out[k], out[uniform_int(rng, k, available - 1)]);
+    for (long long k = 0; k < count; ++k) std::swap(out[k], out[uniform_int(rng, k, available - 1)]);
     out.resize(count);
   } else {
     // Sparse draw: draw, drop duplicates, top up until there are enough.
@@ -117,8 +110,7 @@ std::vector<Offset> box_stencil(int rx, int ry, int rz, bool axes_only) {
   for (int dz = -rz; dz <= rz; ++dz)
     for (int dy = -ry; dy <= ry; ++dy)
       for (int dx = -rx; dx <= rx; ++dx)
-        if (!axes_only || std::abs(dx) + std::abs(dy) + std::abs(dz) <= 1)
-          out.push_back({dx, dy, dz});
+        if (!axes_only || std::abs(dx) + std::abs(dy) + std::abs(dz) <= 1) out.push_back({dx, dy, dz});
   return out;
 }
 
@@ -131,11 +123,9 @@ bool inside(const Grid& g, long long i, long long j, long long k) {
 template <class F>
 void for_each_line(const Grid& g, F f) {
   const long long lines = (long long)g.ny * g.nz;
-  Kokkos::parallel_for(
-      "trellis::gallery::lines",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<long long>>(0,
-                                                                                        lines),
-      [&](long long line) { f(ordinal_t(line % g.ny), ordinal_t(line / g.ny)); });
+  Kokkos::parallel_for("trellis::gallery::lines",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<long long>>(0, lines),
+                       [&](long long line) { f(ordinal_t(line % g.ny), ordinal_t(line / g.ny)); });
   Kokkos::DefaultHostExecutionSpace().fence();  // the caller reads the rows
 }
 
@@ -144,12 +134,10 @@ void for_each_line(const Grid& g, F f) {
 /// the grid (Dirichlet boundary: the others are dropped). `offsets` must be
 /// in box_stencil order so that every row comes out sorted.
 template <class Value>
-HostCsr assemble_stencil(const Grid& g, const std::vector<Offset>& offsets, const Value& value,
-                         const char* what) {
+HostCsr assemble_stencil(const Grid& g, const std::vector<Offset>& offsets, const Value& value, const char* what) {
   const ordinal_t n = checked_rows(g.nx, g.ny, g.nz, 1, what);
   const long long plane = (long long)g.nx * g.ny;
-  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
-                                         size_t(n) + 1);
+  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"), size_t(n) + 1);
   // Pass 1: row lengths, then their running sum.
   for_each_line(g, [&](ordinal_t j, ordinal_t k) {
     const ordinal_t first = ordinal_t(g.nx * (j + (long long)g.ny * k));
@@ -185,20 +173,16 @@ HostCsr assemble_stencil(const Grid& g, const std::vector<Offset>& offsets, cons
 bool is_centre(const Offset& o) { return o.dx == 0 && o.dy == 0 && o.dz == 0; }
 
 /// Constant-coefficient stencil: `centre` on the diagonal, -1 per neighbour.
-HostCsr laplacian(const Grid& g, const std::vector<Offset>& offsets, double centre,
-                  const char* what) {
+HostCsr laplacian(const Grid& g, const std::vector<Offset>& offsets, double centre, const char* what) {
   return assemble_stencil(
-      g, offsets, [centre](const Cell&, const Offset& o) { return is_centre(o) ? centre : -1.0; },
-      what);
+      g, offsets, [centre](const Cell&, const Offset& o) { return is_centre(o) ? centre : -1.0; }, what);
 }
 
 /// Canonical CSR from rows built in order (row_map, columns sorted per row).
-HostCsr csr_from_rows(ordinal_t n, const std::vector<long long>& row_map,
-                      const std::vector<ordinal_t>& cols, const std::vector<double>& vals,
-                      const char* what) {
+HostCsr csr_from_rows(ordinal_t n, const std::vector<long long>& row_map, const std::vector<ordinal_t>& cols,
+                      const std::vector<double>& vals, const char* what) {
   checked_nnz((long long)cols.size(), what);
-  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
-                                         size_t(n) + 1);
+  Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"), size_t(n) + 1);
   for (ordinal_t i = 0; i <= n; ++i) rm(i) = offset_t(row_map[i]);
   HostCsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), cols.size());
   HostCsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), vals.size());
@@ -209,9 +193,8 @@ HostCsr csr_from_rows(ordinal_t n, const std::vector<long long>& row_map,
 
 /// Appends row i: the sorted off-diagonal columns with their values and the
 /// diagonal in its sorted place.
-void append_row(ordinal_t i, const std::vector<ordinal_t>& off_cols,
-                const std::vector<double>& off_vals, double diag, std::vector<ordinal_t>& cols,
-                std::vector<double>& vals) {
+void append_row(ordinal_t i, const std::vector<ordinal_t>& off_cols, const std::vector<double>& off_vals, double diag,
+                std::vector<ordinal_t>& cols, std::vector<double>& vals) {
   bool diag_done = false;
   for (size_t m = 0; m < off_cols.size(); ++m) {
     if (!diag_done && off_cols[m] > i) {
@@ -254,27 +237,22 @@ HostCsr laplace3d_27pt(ordinal_t nx, ordinal_t ny, ordinal_t nz) {
 // diagonal, 7 I - (1/b)(J - I) on it.
 HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b) {
   const char* fn = "block_laplace3d";
-  if (b < 1 || b > 8)
-    throw InputError(std::string(fn) + ": block size b = " + std::to_string(b) +
-                     " must be in 1..8");
+  if (b < 1 || b > 8) throw InputError(std::string(fn) + ": block size b = " + std::to_string(b) + " must be in 1..8");
   checked_rows(nx, ny, nz, b, fn);
   const HostCsr pattern = laplace3d_7pt(nx, ny, nz);
   const size_t bb = size_t(b) * b;
   checked_nnz((long long)pattern.nnz() * (long long)bb, fn);
-  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
-                           size_t(pattern.nnz()) * bb);
-  Kokkos::parallel_for(
-      "trellis::gallery::block_laplace3d",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, pattern.num_rows),
-      [&](ordinal_t bi) {
-        for (offset_t k = pattern.row_map(bi); k < pattern.row_map(bi + 1); ++k) {
-          double* block = val.data() + size_t(k) * bb;
-          const bool diagonal = pattern.entries(k) == bi;
-          for (int r = 0; r < b; ++r)
-            for (int c = 0; c < b; ++c)
-              block[r * b + c] = !diagonal ? (r == c ? -1.0 : 0.0) : (r == c ? 7.0 : -1.0 / b);
-        }
-      });
+  HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), size_t(pattern.nnz()) * bb);
+  Kokkos::parallel_for("trellis::gallery::block_laplace3d",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, pattern.num_rows), [&](ordinal_t bi) {
+                         for (offset_t k = pattern.row_map(bi); k < pattern.row_map(bi + 1); ++k) {
+                           double* block = val.data() + size_t(k) * bb;
+                           const bool diagonal = pattern.entries(k) == bi;
+                           for (int r = 0; r < b; ++r)
+                             for (int c = 0; c < b; ++c)
+                               block[r * b + c] = !diagonal ? (r == c ? -1.0 : 0.0) : (r == c ? 7.0 : -1.0 / b);
+                         }
+                       });
   Kokkos::DefaultHostExecutionSpace().fence();  // the values are read on return
   return HostBsr(b, pattern.num_rows, pattern.num_cols, pattern.row_map, pattern.entries, val);
 }
@@ -282,13 +260,11 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b) {
 // Finite-volume -div(k grad u), 7-point: off-diagonal -T per face with the
 // harmonic-mean transmissibility T = 2 k1 k2 / (k1 + k2); boundary faces add
 // 2 k to the diagonal (Dirichlet); diagonal = sum of the face terms.
-HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades,
-                            std::uint64_t seed) {
+HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades, std::uint64_t seed) {
   const char* fn = "layered_diffusion3d";
   require_finite(decades, "decades", fn);
   if (decades < 0)
-    throw InputError(std::string(fn) + ": decades = " + std::to_string(decades) +
-                     " must not be negative");
+    throw InputError(std::string(fn) + ": decades = " + std::to_string(decades) + " must not be negative");
   const Grid g{nx, ny, nz};
   const ordinal_t n = checked_rows(nx, ny, nz, 1, fn);
   std::mt19937_64 rng(seed);
@@ -311,9 +287,7 @@ HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double dec
     double diag = 0;
     for (const Offset& f : faces) {
       if (is_centre(f)) continue;
-      diag += inside(g, c.i + f.dx, c.j + f.dy, c.k + f.dz)
-                  ? transmissibility(kc, kcell[neighbour(c, f)])
-                  : 2.0 * kc;
+      diag += inside(g, c.i + f.dx, c.j + f.dy, c.k + f.dz) ? transmissibility(kc, kcell[neighbour(c, f)]) : 2.0 * kc;
     }
     return diag;
   };
@@ -325,8 +299,8 @@ namespace {
 /// Laplacian (`centre` / -1) plus first-order upwind convection with velocity
 /// w: a positive w_d puts -w_d on the upstream (lower) neighbour along axis d,
 /// a negative one -|w_d| on the upper neighbour, and |w_d| on the diagonal.
-HostCsr upwind_convection_diffusion(const Grid& g, const std::vector<Offset>& offsets,
-                                    double centre, std::array<double, 3> w, const char* what) {
+HostCsr upwind_convection_diffusion(const Grid& g, const std::vector<Offset>& offsets, double centre,
+                                    std::array<double, 3> w, const char* what) {
   const double diag = centre + std::abs(w[0]) + std::abs(w[1]) + std::abs(w[2]);
   const auto value = [&](const Cell&, const Offset& o) {
     if (is_centre(o)) return diag;
@@ -345,16 +319,15 @@ HostCsr upwind_convection_diffusion(const Grid& g, const std::vector<Offset>& of
 HostCsr convection_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double peclet) {
   require_finite(peclet, "peclet", "convection_diffusion3d");
   return upwind_convection_diffusion({nx, ny, nz}, box_stencil(1, 1, 1, true), 6.0,
-                                     {peclet, 0.5 * peclet, 0.25 * peclet},
-                                     "convection_diffusion3d");
+                                     {peclet, 0.5 * peclet, 0.25 * peclet}, "convection_diffusion3d");
 }
 
 // -lap(u) + w . grad(u) in 2D: 5-point Laplacian plus upwind convection,
 // w = peclet (1, 0.5).
 HostCsr convection_diffusion2d(ordinal_t nx, ordinal_t ny, double peclet) {
   require_finite(peclet, "peclet", "convection_diffusion2d");
-  return upwind_convection_diffusion({nx, ny, 1}, box_stencil(1, 1, 0, true), 4.0,
-                                     {peclet, 0.5 * peclet, 0.0}, "convection_diffusion2d");
+  return upwind_convection_diffusion({nx, ny, 1}, box_stencil(1, 1, 0, true), 4.0, {peclet, 0.5 * peclet, 0.0},
+                                     "convection_diffusion2d");
 }
 
 // Random sparse matrix: diagonal plus a random number of random columns per row.
@@ -363,8 +336,8 @@ HostCsr random_sparse(ordinal_t n, const RandomOptions& options) {
   require_positive(n, "n", fn);
   if (options.min_per_row < 0 || options.max_per_row < options.min_per_row)
     throw InputError(std::string(fn) + ": entries per row [min_per_row, max_per_row] = [" +
-                     std::to_string(options.min_per_row) + ", " +
-                     std::to_string(options.max_per_row) + "] is not a valid range");
+                     std::to_string(options.min_per_row) + ", " + std::to_string(options.max_per_row) +
+                     "] is not a valid range");
   std::mt19937_64 rng(options.seed);
   std::vector<long long> row_map(size_t(n) + 1, 0);
   std::vector<ordinal_t> cols, off_cols;
@@ -406,13 +379,10 @@ HostCsr random_lower_triangular(ordinal_t n, TriangularShape shape, std::uint64_
         break;
       }
       case TriangularShape::sparse_rows: count = uniform_int(rng, 0, 3); break;
-      case TriangularShape::empty_offdiagonal:
-        count = (rng() & 1) ? 0 : uniform_int(rng, 1, 3);
-        break;
+      case TriangularShape::empty_offdiagonal: count = (rng() & 1) ? 0 : uniform_int(rng, 1, 3); break;
       case TriangularShape::long_chain:  // its one entry is placed below
       case TriangularShape::diagonal_only: count = 0; break;
-      default:
-        throw InputError(std::string(fn) + ": unknown shape " + std::to_string(int(shape)));
+      default: throw InputError(std::string(fn) + ": unknown shape " + std::to_string(int(shape)));
     }
     if (shape == TriangularShape::long_chain && i > 0)
       off_cols.assign(1, i - 1);

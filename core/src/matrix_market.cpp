@@ -34,9 +34,7 @@ std::string errno_text(int err) { return std::generic_category().message(err); }
 
 // ------------------------------------------------------------------ scanning
 
-inline bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // One line of the text, without its '\n'.
 struct Line {
@@ -174,12 +172,9 @@ struct Header {
 
 const char* symmetry_name(MMSymmetry s) {
   switch (s) {
-    case MMSymmetry::general:
-      return "general";
-    case MMSymmetry::symmetric:
-      return "symmetric";
-    case MMSymmetry::skew_symmetric:
-      return "skew-symmetric";
+    case MMSymmetry::general: return "general";
+    case MMSymmetry::symmetric: return "symmetric";
+    case MMSymmetry::skew_symmetric: return "skew-symmetric";
   }
   return "?";
 }
@@ -203,8 +198,7 @@ MMField parse_field(std::string_view w, const Line& ln, const Scanner& s) {
   if (iequals(w, "real")) return MMField::real;
   if (iequals(w, "integer")) return MMField::integer;
   if (iequals(w, "pattern")) return MMField::pattern;
-  if (iequals(w, "complex"))
-    s.fail(ln.number, "unsupported field 'complex' (Trellis reads real, integer and pattern)");
+  if (iequals(w, "complex")) s.fail(ln.number, "unsupported field 'complex' (Trellis reads real, integer and pattern)");
   s.fail(ln.number, "unknown field " + quoted(w) + " (expected real, integer or pattern)");
 }
 
@@ -216,8 +210,7 @@ MMSymmetry parse_symmetry(std::string_view w, const Line& ln, const Scanner& s) 
     s.fail(ln.number,
            "unsupported symmetry 'hermitian' (Trellis reads general, symmetric and "
            "skew-symmetric)");
-  s.fail(ln.number,
-         "unknown symmetry " + quoted(w) + " (expected general, symmetric or skew-symmetric)");
+  s.fail(ln.number, "unknown symmetry " + quoted(w) + " (expected general, symmetric or skew-symmetric)");
 }
 
 void parse_banner(const Line& ln, const Scanner& s, MatrixMarketHeader& h) {
@@ -234,8 +227,7 @@ void parse_banner(const Line& ln, const Scanner& s, MatrixMarketHeader& h) {
   h.field = parse_field(banner_word(p, ln, s, "field"), ln, s);
   h.symmetry = parse_symmetry(banner_word(p, ln, s, "symmetry"), ln, s);
   const std::string_view extra = next_token(p, ln.end);
-  if (!extra.empty())
-    s.fail(ln.number, "unexpected token " + quoted(extra) + " at the end of the banner");
+  if (!extra.empty()) s.fail(ln.number, "unexpected token " + quoted(extra) + " at the end of the banner");
   if (h.format == MMFormat::array && h.field == MMField::pattern)
     s.fail(ln.number, "invalid banner: an array file cannot have field 'pattern'");
   if (h.field == MMField::pattern && h.symmetry == MMSymmetry::skew_symmetric)
@@ -245,19 +237,14 @@ void parse_banner(const Line& ln, const Scanner& s, MatrixMarketHeader& h) {
 void parse_size_line(const Line& ln, const Scanner& s, MatrixMarketHeader& h) {
   const bool coord = h.format == MMFormat::coordinate;
   const int want = coord ? 3 : 2;
-  const std::string expected =
-      coord ? "expected 3: rows columns entries" : "expected 2: rows columns";
+  const std::string expected = coord ? "expected 3: rows columns entries" : "expected 2: rows columns";
   std::string_view tok[3];
   int n = 0;
   const char* p = ln.begin;
   for (std::string_view t = next_token(p, ln.end); !t.empty(); t = next_token(p, ln.end), ++n)
     if (n < want) tok[n] = t;
-  if (n > want)
-    s.fail(ln.number,
-           "size line has too many numbers (" + std::to_string(n) + ", " + expected + ")");
-  if (n < want)
-    s.fail(ln.number,
-           "size line has too few numbers (" + std::to_string(n) + ", " + expected + ")");
+  if (n > want) s.fail(ln.number, "size line has too many numbers (" + std::to_string(n) + ", " + expected + ")");
+  if (n < want) s.fail(ln.number, "size line has too few numbers (" + std::to_string(n) + ", " + expected + ")");
   long long v[3] = {0, 0, 0};
   for (int k = 0; k < want; ++k) {
     const Num r = to_integer(tok[k], v[k]);
@@ -292,28 +279,25 @@ Header parse_header(Scanner& s) {
 // only, so that read_matrix_market_header still describes any valid file.
 void check_limits(const Header& h, const Scanner& s) {
   if (h.mm.rows > kIndexLimit)
-    s.fail(h.size_line, "number of rows " + std::to_string(h.mm.rows) +
-                            " exceeds the 32-bit index limit " + std::to_string(kIndexLimit));
+    s.fail(h.size_line, "number of rows " + std::to_string(h.mm.rows) + " exceeds the 32-bit index limit " +
+                            std::to_string(kIndexLimit));
   if (h.mm.cols > kIndexLimit)
-    s.fail(h.size_line, "number of columns " + std::to_string(h.mm.cols) +
-                            " exceeds the 32-bit index limit " + std::to_string(kIndexLimit));
+    s.fail(h.size_line, "number of columns " + std::to_string(h.mm.cols) + " exceeds the 32-bit index limit " +
+                            std::to_string(kIndexLimit));
   if (h.mm.entries > kOffsetLimit)
-    s.fail(h.size_line, std::to_string(h.mm.entries) + " entries exceed the 32-bit offset limit " +
-                            std::to_string(kOffsetLimit));
+    s.fail(h.size_line,
+           std::to_string(h.mm.entries) + " entries exceed the 32-bit offset limit " + std::to_string(kOffsetLimit));
 }
 
 // ---------------------------------------------------------------------- data
 
-ordinal_t parse_index(std::string_view t, const char* what, long long n, long line,
-                      const Scanner& s) {
+ordinal_t parse_index(std::string_view t, const char* what, long long n, long line, const Scanner& s) {
   long long x = 0;
   const Num r = to_integer(t, x);
   if (r == Num::bad) s.fail(line, std::string(what) + " index " + quoted(t) + " is not an integer");
-  if (r == Num::overflow)
-    s.fail(line, std::string(what) + " index " + quoted(t) + " overflows a 64-bit integer");
+  if (r == Num::overflow) s.fail(line, std::string(what) + " index " + quoted(t) + " overflows a 64-bit integer");
   if (x < 1 || x > n)
-    s.fail(line, std::string(what) + " index " + std::to_string(x) + " out of range [1, " +
-                     std::to_string(n) + "]");
+    s.fail(line, std::string(what) + " index " + std::to_string(x) + " out of range [1, " + std::to_string(n) + "]");
   return ordinal_t(x - 1);
 }
 
@@ -335,8 +319,7 @@ double parse_value(std::string_view t, MMField field, long line, const Scanner& 
 
 inline void expect_end_of_line(const char* p, const Line& ln, const Scanner& s) {
   const std::string_view extra = next_token(p, ln.end);
-  if (!extra.empty())
-    s.fail(ln.number, "unexpected extra token " + quoted(extra) + " on data line");
+  if (!extra.empty()) s.fail(ln.number, "unexpected extra token " + quoted(extra) + " on data line");
 }
 
 struct Entry {
@@ -370,14 +353,13 @@ void for_each_data_line(Scanner& s, const Header& h, long long declared, const c
     if (is_blank_or_comment(ln)) continue;
     if (count == declared)
       s.fail(ln.number, std::string("more ") + noun + " than the " + std::to_string(declared) +
-                            " declared on the size line (line " + std::to_string(h.size_line) +
-                            ")");
+                            " declared on the size line (line " + std::to_string(h.size_line) + ")");
     f(ln);
     ++count;
   }
   if (count < declared)
-    s.fail(s.next_number(), "file ends after " + std::to_string(count) + " of " +
-                                std::to_string(declared) + " declared " + noun + " (truncated?)");
+    s.fail(s.next_number(), "file ends after " + std::to_string(count) + " of " + std::to_string(declared) +
+                                " declared " + noun + " (truncated?)");
 }
 
 struct Triplets {
@@ -407,18 +389,15 @@ inline void add_entry(Triplets& t, const Entry& e, MMSymmetry sym, long line, co
                        ") in a skew-symmetric file (its diagonal is zero and not stored)");
   }
   t.push(e.i, e.j, e.v);
-  if (sym != MMSymmetry::general && e.i != e.j)
-    t.push(e.j, e.i, sym == MMSymmetry::skew_symmetric ? -e.v : e.v);
+  if (sym != MMSymmetry::general && e.i != e.j) t.push(e.j, e.i, sym == MMSymmetry::skew_symmetric ? -e.v : e.v);
 }
 
 // Sorts one row by column, stably so that duplicates keep their file order.
-void sort_row(ordinal_t* col, double* val, offset_t len,
-              std::vector<std::pair<ordinal_t, double>>& scratch) {
+void sort_row(ordinal_t* col, double* val, offset_t len, std::vector<std::pair<ordinal_t, double>>& scratch) {
   if (std::is_sorted(col, col + len)) return;  // the usual case: no work
   scratch.resize(size_t(len));
   for (offset_t k = 0; k < len; ++k) scratch[k] = {col[k], val[k]};
-  std::stable_sort(scratch.begin(), scratch.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (offset_t k = 0; k < len; ++k) std::tie(col[k], val[k]) = scratch[k];
 }
 
@@ -469,20 +448,18 @@ HostCsr read_coordinate(Scanner& s, const Header& h) {
   const MatrixMarketHeader& mm = h.mm;
   if (mm.symmetry != MMSymmetry::general && mm.rows != mm.cols)
     s.fail(h.size_line, std::string("a ") + symmetry_name(mm.symmetry) +
-                            " matrix must be square, but the size line says " +
-                            std::to_string(mm.rows) + " x " + std::to_string(mm.cols));
+                            " matrix must be square, but the size line says " + std::to_string(mm.rows) + " x " +
+                            std::to_string(mm.cols));
   Triplets t;
   // A data line takes at least 4 bytes ("1 1\n"): a lying size line cannot
   // make us reserve more than the file could hold.
   const size_t most = std::min<size_t>(size_t(mm.entries), s.bytes_left() / 4 + 1);
   t.reserve(mm.symmetry == MMSymmetry::general ? most : 2 * most);
-  for_each_data_line(s, h, mm.entries, "entries", [&](const Line& ln) {
-    add_entry(t, parse_entry(ln, mm, s), mm.symmetry, ln.number, s);
-  });
+  for_each_data_line(s, h, mm.entries, "entries",
+                     [&](const Line& ln) { add_entry(t, parse_entry(ln, mm, s), mm.symmetry, ln.number, s); });
   if (t.rows.size() > size_t(kOffsetLimit))
     s.fail(h.size_line, "symmetric expansion gives " + std::to_string(t.rows.size()) +
-                            " nonzeros, beyond the 32-bit offset limit " +
-                            std::to_string(kOffsetLimit));
+                            " nonzeros, beyond the 32-bit offset limit " + std::to_string(kOffsetLimit));
   return build_csr(ordinal_t(mm.rows), ordinal_t(mm.cols), t);
 }
 
@@ -491,8 +468,7 @@ std::vector<double> read_vector(Scanner& s, const Header& h) {
   if (mm.format != MMFormat::array)
     s.fail(1, "coordinate file: a vector must be an 'array' file (use read_matrix_market)");
   if (mm.symmetry != MMSymmetry::general)
-    s.fail(1, std::string("a vector file must be 'general', not '") + symmetry_name(mm.symmetry) +
-                  "'");
+    s.fail(1, std::string("a vector file must be 'general', not '") + symmetry_name(mm.symmetry) + "'");
   if (mm.cols != 1)
     s.fail(h.size_line, "vector file has " + std::to_string(mm.cols) +
                             " columns; only single-column vectors (size line 'N 1') are supported");
@@ -619,8 +595,7 @@ class OutFile {
   static constexpr size_t kChunk = size_t(1) << 20;
 
   void flush() {
-    if (used_ && std::fwrite(buf_.data(), 1, used_, f_) != used_)
-      fail("error writing '" + path_ + "'");
+    if (used_ && std::fwrite(buf_.data(), 1, used_, f_) != used_) fail("error writing '" + path_ + "'");
     used_ = 0;
   }
   [[noreturn]] void fail(const std::string& what) const {
@@ -683,18 +658,17 @@ void write_matrix_market(const std::string& path, const HostCsr& A) {
   const offset_t nnz = A.nnz();
   const offset_t end = A.row_map.extent(0) ? A.row_map(A.num_rows) : 0;
   if (end != nnz)
-    throw StructureError("write_matrix_market: row_map ends at " + std::to_string(end) +
-                         " but there are " + std::to_string(nnz) + " nonzeros");
+    throw StructureError("write_matrix_market: row_map ends at " + std::to_string(end) + " but there are " +
+                         std::to_string(nnz) + " nonzeros");
   // Checked before opening: the reader rejects non-finite values, so a file
   // holding one could not be read back.
   for (offset_t k = 0; k < nnz; ++k)
     if (!std::isfinite(A.values(k)))
-      throw InputError("write_matrix_market: cannot write '" + path +
-                       "': non-finite value at nonzero " + std::to_string(k));
+      throw InputError("write_matrix_market: cannot write '" + path + "': non-finite value at nonzero " +
+                       std::to_string(k));
   OutFile out(path, "write_matrix_market");
   out.put("%%MatrixMarket matrix coordinate real general\n");
-  out.put(std::to_string(A.num_rows) + " " + std::to_string(A.num_cols) + " " +
-          std::to_string(nnz) + "\n");
+  out.put(std::to_string(A.num_rows) + " " + std::to_string(A.num_cols) + " " + std::to_string(nnz) + "\n");
   for (ordinal_t i = 0; i < A.num_rows; ++i) {
     for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
       char* p = out.claim(kMaxLine);
@@ -714,8 +688,8 @@ void write_matrix_market(const std::string& path, const HostCsr& A) {
 void write_matrix_market_vector(const std::string& path, const std::vector<double>& x) {
   for (size_t k = 0; k < x.size(); ++k)
     if (!std::isfinite(x[k]))
-      throw InputError("write_matrix_market_vector: cannot write '" + path +
-                       "': non-finite value at index " + std::to_string(k));
+      throw InputError("write_matrix_market_vector: cannot write '" + path + "': non-finite value at index " +
+                       std::to_string(k));
   OutFile out(path, "write_matrix_market_vector");
   out.put("%%MatrixMarket matrix array real general\n");
   out.put(std::to_string(x.size()) + " 1\n");

@@ -78,8 +78,7 @@ MatrixSummary summarize(const HostCsr& A) {
     }
   }
   s.avg_row_nnz = A.num_rows ? double(A.nnz()) / A.num_rows : 0.0;
-  s.csr_bytes = sizeof(offset_t) * (size_t(A.num_rows) + 1) +
-                (sizeof(ordinal_t) + sizeof(double)) * size_t(A.nnz());
+  s.csr_bytes = sizeof(offset_t) * (size_t(A.num_rows) + 1) + (sizeof(ordinal_t) + sizeof(double)) * size_t(A.nnz());
   s.execution_space = Kokkos::DefaultExecutionSpace::name();
   if (A.is_square()) {
     const auto dA = to_device(A);
@@ -97,20 +96,19 @@ std::string format_summary(const MatrixSummary& s) {
     out += buf;
   };
   line("  size            %d x %d\n", s.rows, s.cols);
-  line("  nonzeros        %d (%.2f per row, min %d, max %d, %d empty rows)\n", s.nnz,
-       s.avg_row_nnz, s.min_row_nnz, s.max_row_nnz, s.empty_rows);
+  line("  nonzeros        %d (%.2f per row, min %d, max %d, %d empty rows)\n", s.nnz, s.avg_row_nnz, s.min_row_nnz,
+       s.max_row_nnz, s.empty_rows);
   line("  symmetry        %s\n", to_string(s.symmetry));
   if (s.rows_missing_diagonal == 0)
     line("  diagonal        present in every row (%d zero)\n", s.zero_diagonals);
   else
-    line("  diagonal        MISSING in %d rows (first: row %d); %d stored zeros\n",
-         s.rows_missing_diagonal, s.first_row_missing_diagonal, s.zero_diagonals);
+    line("  diagonal        MISSING in %d rows (first: row %d); %d stored zeros\n", s.rows_missing_diagonal,
+         s.first_row_missing_diagonal, s.zero_diagonals);
   line("  bandwidth       %d\n", s.bandwidth);
   if (s.symmetry != Symmetry::not_square) {
     for (auto [name, l] : {std::pair{"L levels ", s.lower}, std::pair{"U levels ", s.upper}})
-      line("  %s       %d (parallelism: max %d, avg %.1f rows/level; analysis %.3f ms on %s)\n",
-           name, l.num_levels, l.max_parallelism, l.avg_parallelism, l.analysis_seconds * 1e3,
-           s.execution_space.c_str());
+      line("  %s       %d (parallelism: max %d, avg %.1f rows/level; analysis %.3f ms on %s)\n", name, l.num_levels,
+           l.max_parallelism, l.avg_parallelism, l.analysis_seconds * 1e3, s.execution_space.c_str());
   }
   line("  memory (CSR)    %s\n", human_bytes(double(s.csr_bytes)).c_str());
   return out;

@@ -38,8 +38,7 @@ Partition geometric_partition(GridDims grid, GridDims box) {
   for (ordinal_t k = 0; k < grid[2]; ++k)
     for (ordinal_t j = 0; j < grid[1]; ++j)
       for (ordinal_t i = 0; i < grid[0]; ++i)
-        p.part[i + size_t(grid[0]) * (j + size_t(grid[1]) * k)] =
-            i / box[0] + bx * (j / box[1] + by * (k / box[2]));
+        p.part[i + size_t(grid[0]) * (j + size_t(grid[1]) * k)] = i / box[0] + bx * (j / box[1] + by * (k / box[2]));
   return p;
 }
 
@@ -198,9 +197,8 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;  // the same partition every run
     std::vector<idx_t> part(n);
-    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                       nullptr, &nparts, nullptr, nullptr, options, &objval,
-                                       part.data());
+    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
+                                       nullptr, nullptr, options, &objval, part.data());
     if (rc != METIS_OK) throw Error("METIS_PartGraphKway failed with status " + std::to_string(rc));
     std::copy(part.begin(), part.end(), metis_part.begin());
 #else
@@ -210,8 +208,7 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
   // Rebalance: rows in METIS-part order, cut into equal consecutive chunks.
   std::vector<ordinal_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](ordinal_t a, ordinal_t b) { return metis_part[a] < metis_part[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](ordinal_t a, ordinal_t b) { return metis_part[a] < metis_part[b]; });
   Partition p;
   p.num_parts = k;
   p.part.resize(n);

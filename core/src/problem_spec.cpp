@@ -21,8 +21,7 @@
 namespace trellis::gallery {
 namespace {
 
-enum class Kind { lap2d5, lap2d9, lap3d7, lap3d27, blocklap3d, layered3d, convdiff3d,
-                  convdiff2d, random };
+enum class Kind { lap2d5, lap2d9, lap3d7, lap3d27, blocklap3d, layered3d, convdiff3d, convdiff2d, random };
 
 struct Generator {
   const char* name;
@@ -39,16 +38,35 @@ const std::vector<Generator>& generators() {
       {"lap2d9", Kind::lap2d9, 2, {}, "lap2d9:NXxNY", "2D 9-point stencil"},
       {"lap3d7", Kind::lap3d7, 3, {}, "lap3d7:NXxNYxNZ", "3D Poisson, 7-point stencil"},
       {"lap3d27", Kind::lap3d27, 3, {}, "lap3d27:NXxNYxNZ", "3D 27-point stencil"},
-      {"blocklap3d", Kind::blocklap3d, 3, {"b"}, "blocklap3d:NXxNYxNZ[:b=B]",
+      {"blocklap3d",
+       Kind::blocklap3d,
+       3,
+       {"b"},
+       "blocklap3d:NXxNYxNZ[:b=B]",
        "3D point-block Laplacian, BxB blocks (BSR; B in 1..8, default 3)"},
-      {"layered3d", Kind::layered3d, 3, {"decades", "seed"},
+      {"layered3d",
+       Kind::layered3d,
+       3,
+       {"decades", "seed"},
        "layered3d:NXxNYxNZ[:decades=D][:seed=S]",
        "3D diffusion, layered coefficient over D decades (default 6, seed 1)"},
-      {"convdiff3d", Kind::convdiff3d, 3, {"pe"}, "convdiff3d:NXxNYxNZ[:pe=P]",
+      {"convdiff3d",
+       Kind::convdiff3d,
+       3,
+       {"pe"},
+       "convdiff3d:NXxNYxNZ[:pe=P]",
        "3D upwind convection-diffusion, Peclet P (default 10)"},
-      {"convdiff2d", Kind::convdiff2d, 2, {"pe"}, "convdiff2d:NXxNY[:pe=P]",
+      {"convdiff2d",
+       Kind::convdiff2d,
+       2,
+       {"pe"},
+       "convdiff2d:NXxNY[:pe=P]",
        "2D upwind convection-diffusion, Peclet P (default 10)"},
-      {"random", Kind::random, 1, {"nnz", "seed"}, "random:N[:nnz=K][:seed=S]",
+      {"random",
+       Kind::random,
+       1,
+       {"nnz", "seed"},
+       "random:N[:nnz=K][:seed=S]",
        "random diagonally dominant NxN, K entries per row (default 8, seed 1)"},
   };
   return list;
@@ -94,10 +112,8 @@ Int parse_integer(const Spec& spec, std::string_view text, const std::string& wh
   const char* last = first + text.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (text.empty()) fail(spec, "missing value for " + what);
-  if (ec == std::errc::result_out_of_range)
-    fail(spec, what + " = '" + std::string(text) + "' is out of range");
-  if (ec != std::errc() || ptr != last)
-    fail(spec, what + " = '" + std::string(text) + "' is not a valid integer");
+  if (ec == std::errc::result_out_of_range) fail(spec, what + " = '" + std::string(text) + "' is out of range");
+  if (ec != std::errc() || ptr != last) fail(spec, what + " = '" + std::string(text) + "' is not a valid integer");
   return value;
 }
 
@@ -108,8 +124,7 @@ double parse_double(const Spec& spec, std::string_view text, const std::string& 
   const char* last = first + text.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (text.empty()) fail(spec, "missing value for " + what);
-  if (ec != std::errc() || ptr != last)
-    fail(spec, what + " = '" + std::string(text) + "' is not a valid number");
+  if (ec != std::errc() || ptr != last) fail(spec, what + " = '" + std::string(text) + "' is not a valid number");
   if (!std::isfinite(value)) fail(spec, what + " = '" + std::string(text) + "' is not finite");
   return value;
 }
@@ -120,8 +135,7 @@ void parse_sizes(Spec& spec, std::string_view text) {
   const auto parts = split(text, 'x');
   if (int(parts.size()) != want)
     fail(spec, "'" + std::string(text) + "' has " + std::to_string(parts.size()) +
-                   (parts.size() == 1 ? " size" : " sizes") + ", " + spec.gen->name +
-                   " takes " + std::to_string(want));
+                   (parts.size() == 1 ? " size" : " sizes") + ", " + spec.gen->name + " takes " + std::to_string(want));
   static const char* names[] = {"NX", "NY", "NZ"};
   for (int d = 0; d < want; ++d) {
     const std::string what = want == 1 ? "N" : names[d];
@@ -135,19 +149,17 @@ void parse_options(Spec& spec, const std::vector<std::string_view>& parts) {
   for (size_t p = 2; p < parts.size(); ++p) {
     const std::string_view opt = parts[p];
     const size_t eq = opt.find('=');
-    if (eq == std::string_view::npos)
-      fail(spec, "option '" + std::string(opt) + "' is not of the form key=value");
+    if (eq == std::string_view::npos) fail(spec, "option '" + std::string(opt) + "' is not of the form key=value");
     const std::string key(opt.substr(0, eq));
     bool known = false;
     for (const auto& k : spec.gen->options) known = known || k == key;
     if (!known) {
       std::string accepted;
       for (const auto& k : spec.gen->options) accepted += (accepted.empty() ? "" : ", ") + k;
-      fail(spec, "unknown option '" + key + "' for " + spec.gen->name + " (accepted: " +
-                     (accepted.empty() ? "none" : accepted) + ")");
+      fail(spec, "unknown option '" + key + "' for " + spec.gen->name +
+                     " (accepted: " + (accepted.empty() ? "none" : accepted) + ")");
     }
-    if (!spec.options.emplace(key, opt.substr(eq + 1)).second)
-      fail(spec, "option '" + key + "' given twice");
+    if (!spec.options.emplace(key, opt.substr(eq + 1)).second) fail(spec, "option '" + key + "' given twice");
   }
 }
 
@@ -157,8 +169,8 @@ Spec parse_spec(const std::string& text) {
   const auto parts = split(text, ':');
   spec.gen = find_generator(parts[0]);
   if (!spec.gen)
-    throw InputError("problem spec '" + text + "': unknown problem '" + std::string(parts[0]) +
-                     "'; accepted:\n" + problem_spec_help());
+    throw InputError("problem spec '" + text + "': unknown problem '" + std::string(parts[0]) + "'; accepted:\n" +
+                     problem_spec_help());
   parse_sizes(spec, parts.size() > 1 ? parts[1] : std::string_view());
   parse_options(spec, parts);
   return spec;
@@ -186,8 +198,7 @@ void check_rows(const Spec& spec, long long per_cell) {
   long long rows = per_cell;
   for (long long n : spec.sizes) {
     if (rows > std::numeric_limits<ordinal_t>::max() / n)
-      fail(spec, "the problem has more than " +
-                     std::to_string(std::numeric_limits<ordinal_t>::max()) +
+      fail(spec, "the problem has more than " + std::to_string(std::numeric_limits<ordinal_t>::max()) +
                      " rows, too many for 32-bit indices");
     rows *= n;
   }
@@ -196,8 +207,7 @@ void check_rows(const Spec& spec, long long per_cell) {
 Problem build(const Spec& spec) {
   Problem p;
   p.name = spec.text;
-  const auto nx = ordinal_t(spec.sizes[0]), ny = ordinal_t(spec.sizes[1]),
-             nz = ordinal_t(spec.sizes[2]);
+  const auto nx = ordinal_t(spec.sizes[0]), ny = ordinal_t(spec.sizes[1]), nz = ordinal_t(spec.sizes[2]);
   const std::string grid2 = std::to_string(nx) + "x" + std::to_string(ny);
   const std::string grid3 = grid2 + "x" + std::to_string(nz);
   const std::string on2 = " on " + grid2 + " grid", on3 = " on " + grid3 + " grid";
@@ -229,8 +239,7 @@ Problem build(const Spec& spec) {
       check_rows(spec, b);
       p.block_matrix = block_laplace3d(nx, ny, nz, int(b));
       p.matrix = bsr_to_csr(*p.block_matrix);
-      p.description = "3D 7-point block Laplacian, " + std::to_string(b) + "x" +
-                      std::to_string(b) + " blocks," + on3;
+      p.description = "3D 7-point block Laplacian, " + std::to_string(b) + "x" + std::to_string(b) + " blocks," + on3;
       break;
     }
     case Kind::layered3d: {
@@ -239,8 +248,8 @@ Problem build(const Spec& spec) {
       const auto seed = option(spec, "seed", std::uint64_t(1), parse_integer<std::uint64_t>);
       check_rows(spec, 1);
       p.matrix = layered_diffusion3d(nx, ny, nz, decades, seed);
-      p.description = "3D layered diffusion, " + format_number(decades) + " decades, seed " +
-                      std::to_string(seed) + "," + on3;
+      p.description =
+          "3D layered diffusion, " + format_number(decades) + " decades, seed " + std::to_string(seed) + "," + on3;
       break;
     }
     case Kind::convdiff3d:
@@ -248,25 +257,21 @@ Problem build(const Spec& spec) {
       const double pe = option(spec, "pe", 10.0, parse_double);
       check_rows(spec, 1);
       const bool three_d = spec.gen->kind == Kind::convdiff3d;
-      p.matrix = three_d ? convection_diffusion3d(nx, ny, nz, pe)
-                         : convection_diffusion2d(nx, ny, pe);
-      p.description = std::string(three_d ? "3D" : "2D") +
-                      " upwind convection-diffusion, Peclet " + format_number(pe) +
+      p.matrix = three_d ? convection_diffusion3d(nx, ny, nz, pe) : convection_diffusion2d(nx, ny, pe);
+      p.description = std::string(three_d ? "3D" : "2D") + " upwind convection-diffusion, Peclet " + format_number(pe) +
                       "," + (three_d ? on3 : on2);
       break;
     }
     case Kind::random: {
       const long long k = int_option(spec, "nnz", 8);
       if (k < 1 || k > spec.sizes[0])
-        fail(spec, "nnz = " + std::to_string(k) + " must be in 1..N = " +
-                       std::to_string(spec.sizes[0]));
+        fail(spec, "nnz = " + std::to_string(k) + " must be in 1..N = " + std::to_string(spec.sizes[0]));
       check_rows(spec, 1);
       RandomOptions opt;
       opt.min_per_row = opt.max_per_row = ordinal_t(k - 1);
       opt.seed = option(spec, "seed", std::uint64_t(1), parse_integer<std::uint64_t>);
       p.matrix = random_sparse(nx, opt);
-      p.description = "random " + std::to_string(nx) + "x" + std::to_string(nx) +
-                      " matrix, " + std::to_string(k) +
+      p.description = "random " + std::to_string(nx) + "x" + std::to_string(nx) + " matrix, " + std::to_string(k) +
                       " entries per row, seed " + std::to_string(opt.seed);
       p.grid = {0, 0, 0};
       break;
@@ -277,16 +282,13 @@ Problem build(const Spec& spec) {
 
 }  // namespace
 
-bool is_problem_spec(const std::string& arg) {
-  return find_generator(before_colon(arg)) != nullptr;
-}
+bool is_problem_spec(const std::string& arg) { return find_generator(before_colon(arg)) != nullptr; }
 
 Problem load_problem(const std::string& spec_or_path) {
   if (is_problem_spec(spec_or_path)) return build(parse_spec(spec_or_path));
   // "name:..." with no such file is most likely a mistyped generator name.
   std::error_code ec;
-  if (spec_or_path.find(':') != std::string::npos &&
-      !std::filesystem::exists(spec_or_path, ec))
+  if (spec_or_path.find(':') != std::string::npos && !std::filesystem::exists(spec_or_path, ec))
     parse_spec(spec_or_path);  // throws: unknown problem, with the accepted forms
   Problem p;
   p.name = spec_or_path;

@@ -19,8 +19,8 @@ SubdomainLayout group_rows_by_part(const Partition& partition) {
   for (ordinal_t i = 0; i < n; ++i) {
     const ordinal_t p = partition.part[i];
     if (p < 0 || p >= partition.num_parts)
-      throw InputError("partition: row " + std::to_string(i) + " has part " + std::to_string(p) +
-                       ", outside [0, " + std::to_string(partition.num_parts) + ")");
+      throw InputError("partition: row " + std::to_string(i) + " has part " + std::to_string(p) + ", outside [0, " +
+                       std::to_string(partition.num_parts) + ")");
     ++count[p + 1];
   }
   std::partial_sum(count.begin(), count.end(), count.begin());

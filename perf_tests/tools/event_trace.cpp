@@ -26,7 +26,7 @@ struct Event {
 };
 
 std::string region = "trellis::dd::setup";
-int depth_inside = 0;            // > 0 while inside the traced region
+int depth_inside = 0;  // > 0 while inside the traced region
 std::vector<Event> current, last;
 clock_type::time_point region_start, last_start, last_end;
 
@@ -55,7 +55,8 @@ void kokkosp_finalize_library() {
     std::fprintf(stderr, "\n== event_trace: region '%s' never ran ==\n", region.c_str());
     return;
   }
-  std::fprintf(stderr, "\n== event_trace: last run of '%s', %.1f us, %zu events (us since start, us since the previous) ==\n",
+  std::fprintf(stderr,
+               "\n== event_trace: last run of '%s', %.1f us, %zu events (us since start, us since the previous) ==\n",
                region.c_str(), us(last_start, last_end), last.size());
   clock_type::time_point prev = last_start;
   for (const auto& e : last) {

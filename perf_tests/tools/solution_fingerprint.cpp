@@ -137,10 +137,13 @@ void fingerprint(const gallery::Problem& p, const std::string& problem, const st
         return solve(A, GlobalIlu0Preconditioner<double, Device>(ilu), b, x);
       });
   run("sgs:levelset-csr", [&](Vector x) {
-    return solve(A, GaussSeidelPreconditioner<double, Device>(copy_to<Device>(p.matrix), SweepDirection::symmetric,
-                                                             TrsvAlgorithm::levelset_csr), b, x);
+    return solve(A,
+                 GaussSeidelPreconditioner<double, Device>(copy_to<Device>(p.matrix), SweepDirection::symmetric,
+                                                           TrsvAlgorithm::levelset_csr),
+                 b, x);
   });
-  run("jacobi", [&](Vector x) { return solve(A, JacobiPreconditioner<double, Device>(copy_to<Device>(p.matrix)), b, x); });
+  run("jacobi",
+      [&](Vector x) { return solve(A, JacobiPreconditioner<double, Device>(copy_to<Device>(p.matrix)), b, x); });
 }
 
 }  // namespace
@@ -166,8 +169,8 @@ int main(int argc, char** argv) {
     fingerprint<Kokkos::Device<Kokkos::Serial, Kokkos::HostSpace>>(p, name, "Serial");
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-    fingerprint<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>>(p, name,
-                                                                  "OpenMP:" + std::to_string(Kokkos::OpenMP::concurrency()));
+    fingerprint<Kokkos::Device<Kokkos::OpenMP, Kokkos::HostSpace>>(
+        p, name, "OpenMP:" + std::to_string(Kokkos::OpenMP::concurrency()));
 #endif
   }
   return 0;

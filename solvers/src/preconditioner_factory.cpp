@@ -70,8 +70,8 @@ Spec read_spec(const std::string& spec) {
 
 /// Builds by kind; the only code that knows the concrete classes.
 struct PreconditionerFactory {
-  static BuiltPreconditioner build(const std::string& spec, const HostCsr& A,
-                                   const BsrMatrix<double, Device>* blocks, const PreconditionerOptions& o) {
+  static BuiltPreconditioner build(const std::string& spec, const HostCsr& A, const BsrMatrix<double, Device>* blocks,
+                                   const PreconditionerOptions& o) {
     const Spec read = read_spec(spec);
     const TrsvAlgorithm algorithm = read.algorithm.value_or(TrsvAlgorithm::automatic);
     BuiltPreconditioner out;
@@ -88,8 +88,8 @@ struct PreconditionerFactory {
       case PreconditionerKind::gs:
       case PreconditionerKind::sgs:
         out.preconditioner = std::make_shared<GaussSeidelPreconditioner<double, Device>>(
-            copy_to<Device>(A), out.kind == PreconditionerKind::gs ? SweepDirection::forward : SweepDirection::symmetric,
-            algorithm);
+            copy_to<Device>(A),
+            out.kind == PreconditionerKind::gs ? SweepDirection::forward : SweepDirection::symmetric, algorithm);
         break;
       case PreconditionerKind::ilu0: {
         auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
@@ -140,13 +140,17 @@ const BsrMatrix<double, DefaultDevice>& BuiltPreconditioner::reordered_matrix() 
 }
 
 void BuiltPreconditioner::to_reordered(const_vector_type x, vector_type xr) const {
-  if (reordering_) reordering_->to_reordered(x, xr);
-  else Kokkos::deep_copy(xr, x);
+  if (reordering_)
+    reordering_->to_reordered(x, xr);
+  else
+    Kokkos::deep_copy(xr, x);
 }
 
 void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) const {
-  if (reordering_) reordering_->from_reordered(xr, x);
-  else Kokkos::deep_copy(x, xr);
+  if (reordering_)
+    reordering_->from_reordered(xr, x);
+  else
+    Kokkos::deep_copy(x, xr);
 }
 
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
@@ -184,10 +188,8 @@ std::string preconditioner_usage(int indent) {
     if (variant_kind(k) == VariantKind::dd_apply) kinds += "[:DD-APPLY]";
   }
   const std::string pad(indent, ' ');
-  return pad + kinds + "\n" +
-         pad + "TRSV      " + names<TrsvAlgorithm>() + " (default auto)\n" +
-         pad + "DD-APPLY  " + names<DdApply>() + "\n" +
-         pad + "          (default " + to_string(DdApply::dag_ec_ILDUO_fused) + " on GPUs, " +
+  return pad + kinds + "\n" + pad + "TRSV      " + names<TrsvAlgorithm>() + " (default auto)\n" + pad + "DD-APPLY  " +
+         names<DdApply>() + "\n" + pad + "          (default " + to_string(DdApply::dag_ec_ILDUO_fused) + " on GPUs, " +
          to_string(DdApply::dag_vc_ILDUO_fused) + " on CPUs)\n";
 }
 

@@ -18,8 +18,10 @@ inline void gauss_seidel_sweep(const HostCsr& A, const std::vector<double>& b, s
       const ordinal_t i = forward ? step : n - 1 - step;
       double s = b[i], d = 0;
       for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
-        if (A.entries(k) == i) d = A.values(k);
-        else s -= A.values(k) * x[A.entries(k)];
+        if (A.entries(k) == i)
+          d = A.values(k);
+        else
+          s -= A.values(k) * x[A.entries(k)];
       }
       x[i] = s / d;
     }

@@ -20,8 +20,6 @@ inline std::vector<double> spmv(double alpha, const HostCsr& A, const std::vecto
 }
 
 /// A x.
-inline std::vector<double> multiply(const HostCsr& A, const std::vector<double>& x) {
-  return spmv(1.0, A, x, 0.0, {});
-}
+inline std::vector<double> multiply(const HostCsr& A, const std::vector<double>& x) { return spmv(1.0, A, x, 0.0, {}); }
 
 }  // namespace trellis::reference

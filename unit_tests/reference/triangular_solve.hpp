@@ -29,8 +29,10 @@ inline std::vector<double> triangular_solve(const HostCsr& A, Triangle tri, cons
     double s = b[i], d = 0;
     for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
       const ordinal_t j = A.entries(k);
-      if (in_strict_triangle(tri, i, j)) s -= A.values(k) * x[j];
-      else if (j == i) d = A.values(k);
+      if (in_strict_triangle(tri, i, j))
+        s -= A.values(k) * x[j];
+      else if (j == i)
+        d = A.values(k);
     }
     if (form == DiagonalForm::unit) d = 1;
     if (form == DiagonalForm::separate) d = diagonal[i];

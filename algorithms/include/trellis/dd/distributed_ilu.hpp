@@ -74,9 +74,11 @@ class DistributedDdIlu {
     for (int k = 0; k < 3; ++k)
       if (lo[k] != hi[k])
         throw InputError(std::string("inconsistent MPI layout: ranks disagree on the matrix's ") +
-                         (k == 0 ? "block rows" : k == 1 ? "block size" : "pattern") + " (from " +
-                         std::to_string(lo[k]) + " to " + std::to_string(hi[k]) + "; this rank: " +
-                         std::to_string(mine[k]) + ")");
+                         (k == 0   ? "block rows"
+                          : k == 1 ? "block size"
+                                   : "pattern") +
+                         " (from " + std::to_string(lo[k]) + " to " + std::to_string(hi[k]) +
+                         "; this rank: " + std::to_string(mine[k]) + ")");
   }
 
   MPI_Comm comm_;

@@ -23,15 +23,15 @@
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/eti.hpp"
-#include "trellis/core/stopwatch.hpp"
-#include "trellis/dd/dd_options.hpp"
 #include "trellis/core/permutation.hpp"
+#include "trellis/core/stopwatch.hpp"
 #include "trellis/core/view_arena.hpp"
+#include "trellis/dd/dd_options.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
 #include "trellis/dd/subdomain_ilu0.hpp"
-#include "trellis/ilu/block_split.hpp"
 #include "trellis/dd/subdomain_schedule.hpp"
 #include "trellis/dd/subdomain_solves.hpp"
+#include "trellis/ilu/block_split.hpp"
 
 namespace trellis {
 
@@ -84,7 +84,9 @@ class DomainDecompositionIlu {
     const SetupRegion region;
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
-    if (dd::detail::partition_reads_pattern(options_, A.num_block_rows, rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
+    if (dd::detail::partition_reads_pattern(
+            options_, A.num_block_rows,
+            rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
           Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_entries"), A.entries.extent(0));
       typename HostBsr::row_map_type::non_const_type row_map(
@@ -185,8 +187,8 @@ class DomainDecompositionIlu {
 
   /// pattern: A's block pattern on the host (what the partitioner reads);
   /// copy_seconds: the time A took to reach the device (counted as reordering).
-  void setup(const execution_space& space, const dd::detail::BlockPattern& pattern,
-             const BsrMatrix<Scalar, Device>& A, double copy_seconds);
+  void setup(const execution_space& space, const dd::detail::BlockPattern& pattern, const BsrMatrix<Scalar, Device>& A,
+             double copy_seconds);
   void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
     const size_t n = size_t(num_rows());
     if (in.extent(0) != n || out.extent(0) != n)
@@ -357,9 +359,11 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   auto& f = factors_;
   f.max_subdomain_rows = report_.largest_subdomain;
   f.sub_start = arena.template take<ordinal_t>("trellis::dd::sub_start", layout_.sub_start.size());
-  Kokkos::deep_copy(space, f.sub_start, Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                     layout_.sub_start.data(), layout_.sub_start.size()));
-  auto split = ilu::split_blocks(space, reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f, layout_.new_to_old, arena);
+  Kokkos::deep_copy(space, f.sub_start,
+                    Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                        layout_.sub_start.data(), layout_.sub_start.size()));
+  auto split = ilu::split_blocks(space, reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f,
+                                 layout_.new_to_old, arena);
   report_.blocks_dropped = split.dropped;
   vector_type diag = split.diag;
   space.fence();
@@ -367,7 +371,8 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
 
   t0 = now();
   const ordinal_t max_rows = f.max_subdomain_rows;
-  auto schedules = dd::analyze_subdomains<Device>(space, {f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
+  auto schedules =
+      dd::analyze_subdomains<Device>(space, {f.L_map, f.U_map}, {f.L_col, f.U_col}, f.sub_start, max_rows, arena);
   f.lower = schedules[0];
   f.upper = schedules[1];
   space.fence();
@@ -377,9 +382,8 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
 
   t0 = now();
   ilu::FactorizationOutcome out;
-  dd::detail::dispatch_block_size(b, [&](auto B) {
-    out = dd::factor_subdomains<decltype(B)::value>(space, f, diag, options_.pivots, arena);
-  });
+  dd::detail::dispatch_block_size(
+      b, [&](auto B) { out = dd::factor_subdomains<decltype(B)::value>(space, f, diag, options_.pivots, arena); });
   ilu::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
   // The solves read L and U' in level order; the factorization's copies go.
   const size_t bb = size_t(b) * b;

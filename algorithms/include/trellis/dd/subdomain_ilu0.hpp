@@ -7,10 +7,10 @@
 // levels.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
 #include "trellis/ilu/factorization.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis::dd {
 
@@ -34,11 +34,10 @@ ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_spa
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = m.league_rank();
         for (ordinal_t g = sched.level_begin(s); g < sched.level_begin(s + 1); ++g) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sched.level_ptr(g), sched.level_ptr(g + 1)),
-                               [&](offset_t p) {
-                                 const ordinal_t i = sched.level_rows(p);
-                                 ilu::detail::record_pivot(status, i, ilu::detail::factor_row<B>(fc, diag, i, tol, boost));
-                               });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sched.level_ptr(g), sched.level_ptr(g + 1)), [&](offset_t p) {
+            const ordinal_t i = sched.level_rows(p);
+            ilu::detail::record_pivot(status, i, ilu::detail::factor_row<B>(fc, diag, i, tol, boost));
+          });
           m.team_barrier();
         }
       });

@@ -8,9 +8,9 @@
 #include <array>
 #include <climits>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/core/view_arena.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis::dd {
 
@@ -22,10 +22,10 @@ struct SubdomainSchedule {
   Kokkos::View<ordinal_t*, Device> level_begin;  // num_subdomains + 1
   Kokkos::View<offset_t*, Device> level_ptr;     // rows of level g: level_rows[level_ptr(g), level_ptr(g+1))
   Kokkos::View<ordinal_t*, Device> level_rows;
-  Kokkos::View<offset_t*, Device> edge_ptr;   // entries of level g's rows: [edge_ptr(g), edge_ptr(g+1))
+  Kokkos::View<offset_t*, Device> edge_ptr;      // entries of level g's rows: [edge_ptr(g), edge_ptr(g+1))
   Kokkos::View<offset_t*, Device> row_edge_ptr;  // entries of row level_rows(p): [row_edge_ptr(p), row_edge_ptr(p+1))
-  Kokkos::View<ordinal_t*, Device> edge_row;  // the row of each such entry
-  Kokkos::View<offset_t*, Device> edge_pos;   // its position in the triangle's CSR arrays
+  Kokkos::View<ordinal_t*, Device> edge_row;     // the row of each such entry
+  Kokkos::View<offset_t*, Device> edge_pos;      // its position in the triangle's CSR arrays
   ordinal_t total_levels = 0;
   ordinal_t max_levels = 0;  // most levels of any subdomain
 };
@@ -37,8 +37,8 @@ template <class Device>
 struct TriangleAnalysis {
   Kokkos::View<const offset_t*, Device> map;
   Kokkos::View<const ordinal_t*, Device> col;
-  Kokkos::View<ordinal_t*, Device> num_levels;   // per subdomain
-  Kokkos::View<offset_t*, Device> level_start;   // at lo + l: where local level l starts, counted from lo
+  Kokkos::View<ordinal_t*, Device> num_levels;  // per subdomain
+  Kokkos::View<offset_t*, Device> level_start;  // at lo + l: where local level l starts, counted from lo
   Kokkos::View<ordinal_t*, Device> level_rows;
   Kokkos::View<offset_t*, Device> row_edge_ptr;
   Kokkos::View<ordinal_t*, Device> edge_row;
@@ -102,7 +102,8 @@ KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAn
     t.row_edge_ptr(p) = e;
     for (offset_t k = t.map(i); k < t.map(i + 1); ++k, ++e) t.edge_row(e) = i, t.edge_pos(e) = k;
   }
-  if (hi == ordinal_t(t.map.extent(0)) - 1) Kokkos::single(Kokkos::PerTeam(m), [&]() { t.row_edge_ptr(hi) = t.map(hi); });
+  if (hi == ordinal_t(t.map.extent(0)) - 1)
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { t.row_edge_ptr(hi) = t.map(hi); });
 }
 
 }  // namespace detail
@@ -129,9 +130,10 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
 
   using Arena = ViewArena<Device>;
   arena.template reserve<ordinal_t>(Arena::temporary, 2 * size_t(num_sub), n, n);
-  const auto num_levels = arena.template take<ordinal_t>("trellis::dd::num_levels", 2 * size_t(num_sub), Arena::temporary);
-  arena.template reserve<ordinal_t>(Arena::kept, n, size_t(n) + 1, col[0].extent(0), col[0].extent(0), n,
-                                    size_t(n) + 1, col[1].extent(0), col[1].extent(0));
+  const auto num_levels =
+      arena.template take<ordinal_t>("trellis::dd::num_levels", 2 * size_t(num_sub), Arena::temporary);
+  arena.template reserve<ordinal_t>(Arena::kept, n, size_t(n) + 1, col[0].extent(0), col[0].extent(0), n, size_t(n) + 1,
+                                    col[1].extent(0), col[1].extent(0));
   std::array<detail::TriangleAnalysis<Device>, 2> t;
   for (int k = 0; k < 2; ++k) {
     const offset_t nnz = offset_t(col[k].extent(0));
@@ -147,7 +149,8 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
   const auto lower = t[0], upper = t[1];
   Kokkos::parallel_for(
       "trellis::dd::schedule",
-      policy(space, 2 * num_sub, host ? 1 : 256).set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
+      policy(space, 2 * num_sub, host ? 1 : 256)
+          .set_scratch_size(0, Kokkos::PerTeam(scratch_view::shmem_size(max_rows))),
       KOKKOS_LAMBDA(const member& m) {
         const ordinal_t s = m.league_rank() % num_sub;
         scratch_view level(m.team_scratch(0), max_rows);
@@ -179,7 +182,8 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
                                    out[1].total_levels + 1, out[1].total_levels + 1);
   for (int k = 0; k < 2; ++k) {
     const size_t levels = size_t(out[k].total_levels) + 1;
-    t[k].level_begin = Kokkos::subview(begin, std::make_pair(k * (size_t(num_sub) + 1), (k + 1) * (size_t(num_sub) + 1)));
+    t[k].level_begin =
+        Kokkos::subview(begin, std::make_pair(k * (size_t(num_sub) + 1), (k + 1) * (size_t(num_sub) + 1)));
     t[k].level_ptr = arena.template take<offset_t>("trellis::dd::level_ptr", levels);
     t[k].edge_ptr = arena.template take<offset_t>("trellis::dd::edge_ptr", levels);
   }

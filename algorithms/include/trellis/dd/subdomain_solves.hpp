@@ -9,9 +9,9 @@
 // follows (fusion, section 4.4), and vertex- or edge-centric traversal.
 #include <Kokkos_Core.hpp>
 
-#include "trellis/ilu/detail/block_ops.hpp"
-#include "trellis/dd/subdomain_factors.hpp"
 #include "trellis/core/backend.hpp"
+#include "trellis/dd/subdomain_factors.hpp"
+#include "trellis/ilu/detail/block_ops.hpp"
 
 namespace trellis::dd {
 
@@ -82,8 +82,10 @@ KOKKOS_INLINE_FUNCTION void apply_edge(const Entries& src, const EdgeAhead<B, Sc
   for (int c = 0; c < B; ++c) {
     Scalar v = 0;
     for (int d = 0; d < B; ++d) {
-      if constexpr (EdgeAhead<B, Scalar>::holds_block) v += r.a[c * B + d] * xj[d];
-      else v += src.element(r.slot, c * B + d) * xj[d];
+      if constexpr (EdgeAhead<B, Scalar>::holds_block)
+        v += r.a[c * B + d] * xj[d];
+      else
+        v += src.element(r.slot, c * B + d) * xj[d];
     }
     Kokkos::atomic_add(xi + c, -v);
   }
@@ -96,8 +98,8 @@ KOKKOS_INLINE_FUNCTION void apply_edge(const Entries& src, const EdgeAhead<B, Sc
 /// matrix overlap the level before instead of following its barrier; the
 /// chain of levels then waits only on scratch and barriers.
 template <int B, class Member, class Sched, class Entries, class Scalar, class AfterLevel>
-KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1,
-                                        const Entries& src, Scalar* x, ordinal_t lo, const AfterLevel& after) {
+KOKKOS_INLINE_FUNCTION void edge_levels(const Member& m, const Sched& s, ordinal_t g0, ordinal_t g1, const Entries& src,
+                                        Scalar* x, ordinal_t lo, const AfterLevel& after) {
   if (g1 <= g0) return;
   const offset_t rank = m.team_rank(), step = m.team_size();
   // Level g's entries are [begin, end); level g + 1's end at next_end.
@@ -214,8 +216,7 @@ struct SubdomainRange {
 /// the reordered numbering, full length; may not alias).
 template <int B, class Scalar, class Device>
 void run_dag(const typename Device::execution_space& space, const SubdomainFactors<Scalar, Device>& f,
-             const DagPlan& plan,
-             Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out,
+             const DagPlan& plan, Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out,
              SubdomainRange range = {}) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
@@ -229,8 +230,9 @@ void run_dag(const typename Device::execution_space& space, const SubdomainFacto
   const ordinal_t first = range.begin, last = range.end < 0 ? f.num_subdomains() : range.end;
   if (last <= first) return;
   Kokkos::parallel_for(
-      "trellis::dd::dag", policy(space, last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
-                               .set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      "trellis::dd::dag",
+      policy(space, last - first, trellis::detail::is_host_space<exec>() ? 1 : 256)
+          .set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = first + m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
         Scalar* x = out.data() + size_t(lo) * B;
@@ -240,8 +242,8 @@ void run_dag(const typename Device::execution_space& space, const SubdomainFacto
         if (P.lower != LowerStep::none) {
           auto after = [&](ordinal_t g) {
             if (P.lower != LowerStep::with_diagonal) return;
-            detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows,
-                                  F.inv_diag, x, lo);
+            detail::scale_rows<B>(m, F.lower.level_ptr(g), F.lower.level_ptr(g + 1), F.lower.level_rows, F.inv_diag, x,
+                                  lo);
             m.team_barrier();
           };
           const ordinal_t g0 = F.lower.level_begin(s), g1 = F.lower.level_begin(s + 1);
@@ -258,8 +260,8 @@ void run_dag(const typename Device::execution_space& space, const SubdomainFacto
         }
         if (P.upper)
           detail::levels<B>(m, F.upper, F.upper.level_begin(s), F.upper.level_begin(s + 1),
-                            detail::EntriesInLevelOrder<B, Sched, Blocks>{F.upper, F.U_edges}, P.vertex_centric, x,
-                            lo, [](ordinal_t) {});
+                            detail::EntriesInLevelOrder<B, Sched, Blocks>{F.upper, F.U_edges}, P.vertex_centric, x, lo,
+                            [](ordinal_t) {});
         if (P.scratch_vector)
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (hi - lo) * B),
                                [&](ordinal_t t) { out(size_t(lo) * B + t) = x[t]; });
@@ -274,8 +276,9 @@ void run_dag(const typename Device::execution_space& space, const SubdomainFacto
 /// in scratch; flags hold the number of the solve (epoch) that wrote them, so
 /// they never need resetting.
 template <int B, class Scalar, class Device>
-void run_spin_loop(const typename Device::execution_space& space, const SubdomainFactors<Scalar, Device>& f, Kokkos::View<int*, Device> flags, int epoch,
-                   Kokkos::View<const Scalar*, Device> r, Kokkos::View<Scalar*, Device> y) {
+void run_spin_loop(const typename Device::execution_space& space, const SubdomainFactors<Scalar, Device>& f,
+                   Kokkos::View<int*, Device> flags, int epoch, Kokkos::View<const Scalar*, Device> r,
+                   Kokkos::View<Scalar*, Device> y) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -284,7 +287,8 @@ void run_spin_loop(const typename Device::execution_space& space, const Subdomai
   const size_t scratch = scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B);
   const SubdomainFactors<Scalar, Device> F = f;
   Kokkos::parallel_for(
-      "trellis::dd::spin_loop", policy(space, f.num_subdomains(), threads, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      "trellis::dd::spin_loop",
+      policy(space, f.num_subdomains(), threads, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = m.league_rank(), lo = F.sub_start(s), hi = F.sub_start(s + 1);
         Scalar* x = scratch_view(m.team_scratch(0), size_t(hi - lo) * B).data();

@@ -13,8 +13,8 @@
 // the others use the default instance.
 #include <Kokkos_Core.hpp>
 
-#include "trellis/core/eti.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/gauss_seidel/sweep_direction.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
 
@@ -31,8 +31,7 @@ class GaussSeidel {
   /// Analysis of both triangles of A with the given triangular-solve
   /// algorithm (automatic: chosen per triangle). A must be square with a
   /// stored, nonzero diagonal (PivotError names the row otherwise).
-  GaussSeidel(const execution_space& space, const matrix_type& A,
-              TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
+  GaussSeidel(const execution_space& space, const matrix_type& A, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
   GaussSeidel(const matrix_type& A, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
 
   /// New values for the same pattern.
@@ -40,8 +39,8 @@ class GaussSeidel {
   void numeric(const matrix_type& A);
 
   /// `sweeps` sweeps on A x = b, starting from and overwriting x.
-  void apply(const execution_space& space, const_vector_type b, vector_type x,
-             SweepDirection direction, int sweeps = 1) const;
+  void apply(const execution_space& space, const_vector_type b, vector_type x, SweepDirection direction,
+             int sweeps = 1) const;
   void apply(const_vector_type b, vector_type x, SweepDirection direction, int sweeps = 1) const;
 
   /// True when the CSR sweeps run in place (A's pattern is symmetric).
@@ -49,9 +48,7 @@ class GaussSeidel {
   /// True for CSR algorithms (one fused sweep kernel), false for the CSC
   /// form r = b - A x_k, x_{k+1} = x_k + (L + D)^{-1} r.
   bool fused() const { return fused_; }
-  TrsvAlgorithm algorithm(Triangle t) const {
-    return t == Triangle::lower ? lower_.algorithm : upper_.algorithm;
-  }
+  TrsvAlgorithm algorithm(Triangle t) const { return t == Triangle::lower ? lower_.algorithm : upper_.algorithm; }
 
  private:
   void sweep(const execution_space& space, const_vector_type b, vector_type x, Triangle tri) const;

@@ -47,7 +47,8 @@ SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space&
 
   // The part of every row.
   using Arena = ViewArena<Device>;
-  Kokkos::View<ordinal_t*, Device> owner = arena.template take<ordinal_t>("trellis::ilu::row_owner", n, Arena::temporary);
+  Kokkos::View<ordinal_t*, Device> owner =
+      arena.template take<ordinal_t>("trellis::ilu::row_owner", n, Arena::temporary);
   Kokkos::parallel_for(
       "trellis::ilu::row_owner", team_policy(space, num_parts, Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename team_policy::member_type& m) {
@@ -113,9 +114,12 @@ SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space&
           const ordinal_t j = ent(q);
           if (j < lo || j >= hi) continue;
           Scalar* to;
-          if (j < i) L_col(pl) = j, to = &L_val(pl++ * bb);
-          else if (j > i) U_col(pu) = j, to = &U_val(pu++ * bb);
-          else has_diagonal = true, to = &diag(i * bb);
+          if (j < i)
+            L_col(pl) = j, to = &L_val(pl++ * bb);
+          else if (j > i)
+            U_col(pu) = j, to = &U_val(pu++ * bb);
+          else
+            has_diagonal = true, to = &diag(i * bb);
           for (size_t t = 0; t < bb; ++t) to[t] = values(q * bb + t);
         }
         if (!has_diagonal && i < missing) missing = i;

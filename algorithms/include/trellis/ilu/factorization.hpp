@@ -62,10 +62,8 @@ KOKKOS_INLINE_FUNCTION int factor_row(const F& f, const Diag& diag, ordinal_t i,
       }
     }
   }
-  return block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale),
-                                 Scalar(boost * scale));
+  return block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale), Scalar(boost * scale));
 }
-
 
 /// Pivot outcome of one factored row into the shared status (first tiny row,
 /// first non-finite row, boosted count).
@@ -112,9 +110,8 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
   constexpr int BB = B * B;
   const BlockFactors<Scalar, Device> fc = f;
   Kokkos::parallel_for(
-      "trellis::ilu::pivot_blocks", range(space, 0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
-        block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0));
-      });
+      "trellis::ilu::pivot_blocks", range(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i) { block_invert<B>(&fc.inv_diag(i * BB), &diag(i * BB), Scalar(0), Scalar(0)); });
   Kokkos::parallel_for(
       "trellis::ilu::ildu0", range(space, 0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
@@ -136,8 +133,9 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 /// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
 /// level_ptr_host as in LevelSets.
 template <int B, class Scalar, class Device>
-FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                      PivotOptions pivots, Kokkos::View<const ordinal_t*, Device> level_rows,
+FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
+                                      Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
+                                      Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
                                       ViewArena<Device>& arena) {
   using range = Kokkos::RangePolicy<typename Device::execution_space>;
@@ -146,7 +144,8 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
   const double tol = pivots.tolerance, boost = pivots.boost;
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
     Kokkos::parallel_for(
-        "trellis::ilu::factor_level", range(space, level_ptr_host(l), level_ptr_host(l + 1)), KOKKOS_LAMBDA(offset_t p) {
+        "trellis::ilu::factor_level", range(space, level_ptr_host(l), level_ptr_host(l + 1)),
+        KOKKOS_LAMBDA(offset_t p) {
           const ordinal_t i = level_rows(p);
           detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
         });
@@ -158,8 +157,8 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
 /// PivotError naming the original block row of the first failed pivot
 /// (new_to_old empty: rows not permuted); diag holds the rows' pivot blocks.
 template <class Diag>
-void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
-                           const Diag& diag, int b) {
+void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old, const Diag& diag,
+                           int b) {
   const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
   if (bad < 0) return;
   auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);  // fences

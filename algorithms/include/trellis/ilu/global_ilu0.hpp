@@ -85,10 +85,9 @@ class GlobalIlu0 {
   /// diagonal last in each row, U = D U' with the diagonal first.
   std::pair<CsrMatrix<Scalar, Device>, CsrMatrix<Scalar, Device>> triangles_with_diagonal(
       const execution_space& space = execution_space()) const {
-    return {detail::with_diagonal<Scalar, Device>(space, factors_.L_map, factors_.L_col, factors_.L_val, inv_diag_,
-                                                  false),
-            detail::with_diagonal<Scalar, Device>(space, factors_.U_map, factors_.U_col, factors_.U_val, inv_diag_,
-                                                  true)};
+    return {
+        detail::with_diagonal<Scalar, Device>(space, factors_.L_map, factors_.L_col, factors_.L_val, inv_diag_, false),
+        detail::with_diagonal<Scalar, Device>(space, factors_.U_map, factors_.U_col, factors_.U_val, inv_diag_, true)};
   }
 
   TrsvAlgorithm algorithm() const { return lower_->algorithm(); }
@@ -124,10 +123,9 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   trellis::detail::on_default_instance(space, [&] { levels = analyze_levels(L, Triangle::lower); });
   analysis_seconds_ = seconds_since(t0);
   t0 = now();
-  const auto out = ilu::factor_by_levels<1>(space, f, diag, pivots,
-                                            Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
-                                            Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host),
-                                            arena);
+  const auto out =
+      ilu::factor_by_levels<1>(space, f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
+                               Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host), arena);
   space.fence();
   factorization_seconds_ = seconds_since(t0);
   ilu::throw_if_pivot_failed(out, {}, diag, 1);

@@ -23,11 +23,11 @@
 #include <string>
 #include <type_traits>
 
-#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/backend.hpp"
 #include "trellis/core/block_size.hpp"
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/sum_array.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis {
 
@@ -50,10 +50,9 @@ KOKKOS_INLINE_FUNCTION void multiply_block(const Scalar* block, const XView& x, 
 /// y(row0 + r) = alpha s_r + beta y(row0 + r); beta == 0 never reads y, so
 /// NaN or garbage there is overwritten (the BLAS convention).
 template <int B, class Scalar, class YView>
-KOKKOS_INLINE_FUNCTION void store_block_row(Scalar alpha, const BlockRowSum<Scalar, B>& s,
-                                            Scalar beta, const YView& y, ordinal_t row0) {
-  for (int r = 0; r < B; ++r)
-    y(row0 + r) = beta == Scalar(0) ? alpha * s.v[r] : alpha * s.v[r] + beta * y(row0 + r);
+KOKKOS_INLINE_FUNCTION void store_block_row(Scalar alpha, const BlockRowSum<Scalar, B>& s, Scalar beta, const YView& y,
+                                            ordinal_t row0) {
+  for (int r = 0; r < B; ++r) y(row0 + r) = beta == Scalar(0) ? alpha * s.v[r] : alpha * s.v[r] + beta * y(row0 + r);
 }
 
 /// y = beta y, zeros when beta == 0. (Not KokkosBlas::scal: in Kokkos
@@ -86,9 +85,9 @@ BsrSpmvShape bsr_spmv_shape(ordinal_t block_rows, offset_t nnz_blocks) {
 
 /// y = alpha A x + beta y with the block size B fixed at compile time.
 template <int B, class Scalar, class Device>
-void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha,
-                    const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x, Scalar beta,
-                    Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
+void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha, const BsrMatrix<Scalar, Device>& A,
+                    Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                    const BsrSpmvShape& shape) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member = typename policy::member_type;
@@ -102,8 +101,7 @@ void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha,
   const int rows_per_team = shape.team_size * shape.rows_per_thread;
   const int league = int((block_rows + rows_per_team - 1LL) / rows_per_team);
   Kokkos::parallel_for(
-      "trellis::bsr_spmv", policy(space, league, shape.team_size, shape.vector_length),
-      KOKKOS_LAMBDA(const member& m) {
+      "trellis::bsr_spmv", policy(space, league, shape.team_size, shape.vector_length), KOKKOS_LAMBDA(const member& m) {
         const ordinal_t first = ordinal_t(m.league_rank()) * rows_per_team;
         const ordinal_t count = block_rows - first < rows_per_team ? block_rows - first : rows_per_team;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t t) {
@@ -122,31 +120,27 @@ void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha,
 
 /// bsr_spmv with a given launch shape (benchmarks tune it through this).
 template <class Scalar, class Device>
-void bsr_spmv_shaped(const typename Device::execution_space& space, Scalar alpha,
-                     const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x, Scalar beta,
-                     Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
+void bsr_spmv_shaped(const typename Device::execution_space& space, Scalar alpha, const BsrMatrix<Scalar, Device>& A,
+                     Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                     const BsrSpmvShape& shape) {
   const std::string who = "bsr_spmv";
   check_block_size(A.block_size, who);
   if (x.extent(0) != size_t(A.num_cols()) || y.extent(0) != size_t(A.num_rows()))
-    throw StructureError(who + ": x has " + std::to_string(x.extent(0)) + " and y " +
-                         std::to_string(y.extent(0)) + " entries for a " +
-                         std::to_string(A.num_rows()) + "x" + std::to_string(A.num_cols()) +
+    throw StructureError(who + ": x has " + std::to_string(x.extent(0)) + " and y " + std::to_string(y.extent(0)) +
+                         " entries for a " + std::to_string(A.num_rows()) + "x" + std::to_string(A.num_cols()) +
                          " matrix (block size " + std::to_string(A.block_size) + ")");
-  if (x.data() == y.data() && y.extent(0) > 0)
-    throw StructureError(who + ": x and y must be distinct arrays");
+  if (x.data() == y.data() && y.extent(0) > 0) throw StructureError(who + ": x and y must be distinct arrays");
   if (alpha == Scalar(0)) {
     scale_or_zero(space, beta, y);
     return;
   }
-  with_block_size(A.block_size, who, [&](auto B) {
-    bsr_spmv_fixed<decltype(B)::value>(space, alpha, A, x, beta, y, shape);
-  });
+  with_block_size(A.block_size, who,
+                  [&](auto B) { bsr_spmv_fixed<decltype(B)::value>(space, alpha, A, x, beta, y, shape); });
 }
 
 template <class Scalar, class Device>
-void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
-                     Kokkos::View<const Scalar*, Device> x, Scalar beta,
-                     Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
+void bsr_spmv_shaped(Scalar alpha, const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x,
+                     Scalar beta, Kokkos::View<Scalar*, Device> y, const BsrSpmvShape& shape) {
   bsr_spmv_shaped(typename Device::execution_space(), alpha, A, x, beta, y, shape);
 }
 
@@ -160,14 +154,13 @@ template <class Scalar, class Device>
 void bsr_spmv(const typename Device::execution_space& space, Scalar alpha, const BsrMatrix<Scalar, Device>& A,
               Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y) {
   using exec = typename Device::execution_space;
-  detail::bsr_spmv_shaped(space, alpha, A, x, beta, y,
-                          detail::bsr_spmv_shape<exec>(A.num_block_rows, A.nnz_blocks()));
+  detail::bsr_spmv_shaped(space, alpha, A, x, beta, y, detail::bsr_spmv_shape<exec>(A.num_block_rows, A.nnz_blocks()));
 }
 
 /// bsr_spmv on the default instance.
 template <class Scalar, class Device>
-void bsr_spmv(Scalar alpha, const BsrMatrix<Scalar, Device>& A,
-              Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y) {
+void bsr_spmv(Scalar alpha, const BsrMatrix<Scalar, Device>& A, Kokkos::View<const Scalar*, Device> x, Scalar beta,
+              Kokkos::View<Scalar*, Device> y) {
   bsr_spmv(typename Device::execution_space(), alpha, A, x, beta, y);
 }
 

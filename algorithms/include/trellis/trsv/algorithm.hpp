@@ -29,15 +29,14 @@ struct NameTable<TrsvAlgorithm> {
 };
 
 /// Every concrete algorithm (not `automatic`), for tests and benchmarks.
-inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {
-    TrsvAlgorithm::levelset_csr, TrsvAlgorithm::levelset_csc, TrsvAlgorithm::elmr,
-    TrsvAlgorithm::elmr_value,   TrsvAlgorithm::elmc,         TrsvAlgorithm::syncfree_naive};
+inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {TrsvAlgorithm::levelset_csr, TrsvAlgorithm::levelset_csc,
+                                                        TrsvAlgorithm::elmr,         TrsvAlgorithm::elmr_value,
+                                                        TrsvAlgorithm::elmc,         TrsvAlgorithm::syncfree_naive};
 
 /// Whether an algorithm's result is bit-reproducible run to run. The CSC
 /// variants accumulate with atomics in a schedule-dependent order: not.
 inline bool is_deterministic(TrsvAlgorithm a) {
-  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr ||
-         a == TrsvAlgorithm::elmr_value;
+  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value;
 }
 
 }  // namespace trellis

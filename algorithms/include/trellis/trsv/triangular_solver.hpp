@@ -16,8 +16,8 @@
 #include <Kokkos_Core.hpp>
 #include <string>
 
-#include "trellis/core/eti.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/triangle.hpp"
 #include "trellis/trsv/algorithm.hpp"

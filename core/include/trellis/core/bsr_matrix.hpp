@@ -33,19 +33,16 @@ struct BsrMatrix {
   values_type values;    // nnz_blocks * block_size^2, row-major blocks
 
   BsrMatrix() = default;
-  BsrMatrix(int b, ordinal_t block_rows, ordinal_t block_cols, row_map_type rm, index_type ent,
-            values_type val)
-      : block_size(b), num_block_rows(block_rows), num_block_cols(block_cols), row_map(rm),
-        entries(ent), values(val) {
+  BsrMatrix(int b, ordinal_t block_rows, ordinal_t block_cols, row_map_type rm, index_type ent, values_type val)
+      : block_size(b), num_block_rows(block_rows), num_block_cols(block_cols), row_map(rm), entries(ent), values(val) {
     if (b < 1) throw StructureError("BsrMatrix: block size " + std::to_string(b) + " < 1");
     if (row_map.extent(0) != size_t(block_rows) + 1)
       throw StructureError("BsrMatrix: row_map has " + std::to_string(row_map.extent(0)) +
-                           " entries, expected num_block_rows+1 = " +
-                           std::to_string(block_rows + 1));
+                           " entries, expected num_block_rows+1 = " + std::to_string(block_rows + 1));
     if (values.extent(0) != entries.extent(0) * size_t(b) * size_t(b))
       throw StructureError("BsrMatrix: " + std::to_string(values.extent(0)) + " values for " +
-                           std::to_string(entries.extent(0)) + " blocks of " +
-                           std::to_string(b) + "x" + std::to_string(b));
+                           std::to_string(entries.extent(0)) + " blocks of " + std::to_string(b) + "x" +
+                           std::to_string(b));
   }
 
   offset_t nnz_blocks() const { return offset_t(entries.extent(0)); }
@@ -61,10 +58,8 @@ BsrMatrix<Scalar, DstDevice> copy_to(const BsrMatrix<Scalar, SrcDevice>& A) {
   using Dst = BsrMatrix<Scalar, DstDevice>;
   Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                         A.row_map.extent(0));
-  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"),
-                               A.entries.extent(0));
-  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
-                                A.values.extent(0));
+  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), A.entries.extent(0));
+  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), A.values.extent(0));
   Kokkos::deep_copy(rm, A.row_map);
   Kokkos::deep_copy(ent, A.entries);
   Kokkos::deep_copy(val, A.values);

@@ -6,8 +6,8 @@
 // produce and validate_csr() checks): row_map starts at 0 and never decreases,
 // every column index is in range, and within a row columns are strictly
 // increasing (sorted, no duplicates).
-#include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>
+#include <KokkosSparse_CrsMatrix.hpp>
 #include <limits>
 #include <string>
 
@@ -38,14 +38,13 @@ struct CsrMatrix {
   CsrMatrix(ordinal_t rows, ordinal_t cols, row_map_type rm, index_type ent, values_type val)
       : num_rows(rows), num_cols(cols), row_map(rm), entries(ent), values(val) {
     if (rows < 0 || cols < 0)
-      throw StructureError("CsrMatrix: negative dimension " + std::to_string(rows) + "x" +
-                           std::to_string(cols));
+      throw StructureError("CsrMatrix: negative dimension " + std::to_string(rows) + "x" + std::to_string(cols));
     if (row_map.extent(0) != size_t(rows) + 1)
       throw StructureError("CsrMatrix: row_map has " + std::to_string(row_map.extent(0)) +
                            " entries, expected num_rows+1 = " + std::to_string(rows + 1));
     if (entries.extent(0) != values.extent(0))
-      throw StructureError("CsrMatrix: " + std::to_string(entries.extent(0)) +
-                           " column indices but " + std::to_string(values.extent(0)) + " values");
+      throw StructureError("CsrMatrix: " + std::to_string(entries.extent(0)) + " column indices but " +
+                           std::to_string(values.extent(0)) + " values");
   }
 
   offset_t nnz() const { return offset_t(entries.extent(0)); }
@@ -58,8 +57,7 @@ using HostCsr = CsrMatrix<double, HostDevice>;
 /// Throws StructureError if nnz does not fit offset_t.
 inline offset_t checked_nnz(long long nnz, const std::string& what) {
   if (nnz < 0 || nnz > std::numeric_limits<offset_t>::max())
-    throw StructureError(what + ": " + std::to_string(nnz) +
-                         " nonzeros do not fit Trellis' 32-bit offsets");
+    throw StructureError(what + ": " + std::to_string(nnz) + " nonzeros do not fit Trellis' 32-bit offsets");
   return offset_t(nnz);
 }
 
@@ -73,10 +71,8 @@ typename CsrMatrix<Scalar, Device>::kokkos_type to_kokkos(const CsrMatrix<Scalar
 
 /// Zero-copy view of a KokkosSparse::CrsMatrix as a Trellis CSR matrix.
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> from_kokkos(
-    const KokkosSparse::CrsMatrix<Scalar, ordinal_t, Device, void, offset_t>& K) {
-  return CsrMatrix<Scalar, Device>(K.numRows(), K.numCols(), K.graph.row_map, K.graph.entries,
-                                   K.values);
+CsrMatrix<Scalar, Device> from_kokkos(const KokkosSparse::CrsMatrix<Scalar, ordinal_t, Device, void, offset_t>& K) {
+  return CsrMatrix<Scalar, Device>(K.numRows(), K.numCols(), K.graph.row_map, K.graph.entries, K.values);
 }
 
 /// Deep copy of a CSR matrix into another device's memory (host <-> device).
@@ -85,10 +81,8 @@ CsrMatrix<Scalar, DstDevice> copy_to(const CsrMatrix<Scalar, SrcDevice>& A) {
   using Dst = CsrMatrix<Scalar, DstDevice>;
   Kokkos::View<offset_t*, DstDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
                                         A.row_map.extent(0));
-  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"),
-                               A.entries.extent(0));
-  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"),
-                                A.values.extent(0));
+  typename Dst::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), A.entries.extent(0));
+  typename Dst::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), A.values.extent(0));
   // deep_copy between spaces needs matching layouts and non-const destinations.
   Kokkos::deep_copy(rm, A.row_map);
   Kokkos::deep_copy(ent, A.entries);
@@ -112,9 +106,7 @@ void validate_csr(const HostCsr& A, const std::string& what = "matrix");
 
 /// Builds a canonical host CSR matrix from coordinate triplets: sorts by
 /// (row, col) and sums duplicates. Indices must already be in range.
-HostCsr csr_from_triplets(ordinal_t num_rows, ordinal_t num_cols,
-                          const std::vector<ordinal_t>& rows,
-                          const std::vector<ordinal_t>& cols,
-                          const std::vector<double>& vals);
+HostCsr csr_from_triplets(ordinal_t num_rows, ordinal_t num_cols, const std::vector<ordinal_t>& rows,
+                          const std::vector<ordinal_t>& cols, const std::vector<double>& vals);
 
 }  // namespace trellis

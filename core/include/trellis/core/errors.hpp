@@ -22,8 +22,7 @@ class InputError : public Error {
 class MatrixMarketError : public InputError {
  public:
   MatrixMarketError(const std::string& file, long line, const std::string& problem)
-      : InputError(file + ":" + std::to_string(line) + ": " + problem),
-        file_(file), line_(line), problem_(problem) {}
+      : InputError(file + ":" + std::to_string(line) + ": " + problem), file_(file), line_(line), problem_(problem) {}
   const std::string& file() const { return file_; }
   long line() const { return line_; }
   const std::string& problem() const { return problem_; }
@@ -45,9 +44,9 @@ class StructureError : public Error {
 class PivotError : public Error {
  public:
   PivotError(const std::string& what_failed, long row, double value)
-      : Error(what_failed + " at row " + std::to_string(row) + " (value " +
-              std::to_string(value) + ")"),
-        row_(row), value_(value) {}
+      : Error(what_failed + " at row " + std::to_string(row) + " (value " + std::to_string(value) + ")"),
+        row_(row),
+        value_(value) {}
   long row() const { return row_; }
   double value() const { return value_; }
 

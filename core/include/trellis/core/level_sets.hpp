@@ -10,8 +10,8 @@
 // Two implementations that must agree: a serial host reference and a device
 // analysis (Kahn's algorithm, one kernel per level over the current frontier).
 #include <Kokkos_Core.hpp>
-#include <Kokkos_Sort.hpp>
 #include <KokkosKernels_Sorting.hpp>
+#include <Kokkos_Sort.hpp>
 #include <algorithm>
 #include <vector>
 
@@ -32,9 +32,7 @@ struct LevelSets {
   Kokkos::View<offset_t*, Kokkos::HostSpace> level_ptr_host;  // for launching per level
   Kokkos::View<ordinal_t*, Device> row_level;                 // level of each row
 
-  ordinal_t rows_in_level(ordinal_t l) const {
-    return ordinal_t(level_ptr_host(l + 1) - level_ptr_host(l));
-  }
+  ordinal_t rows_in_level(ordinal_t l) const { return ordinal_t(level_ptr_host(l + 1) - level_ptr_host(l)); }
   /// Largest number of rows in one level.
   ordinal_t max_parallelism() const {
     ordinal_t m = 0;
@@ -120,15 +118,14 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
         pending(i) = c;
       });
   Kokkos::parallel_scan(
-      "trellis::levels::scan", policy(0, n + 1),
-      KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+      "trellis::levels::scan", policy(0, n + 1), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         sum += dep_ptr(i);
         if (final) dep_ptr(i) = sum;
       });
   offset_t num_edges = 0;
   Kokkos::deep_copy(num_edges, Kokkos::subview(dep_ptr, n));
-  Kokkos::View<ordinal_t*, Device> dependents(
-      Kokkos::ViewAllocateWithoutInitializing("trellis::dependents"), num_edges);
+  Kokkos::View<ordinal_t*, Device> dependents(Kokkos::ViewAllocateWithoutInitializing("trellis::dependents"),
+                                              num_edges);
   {
     Kokkos::View<offset_t*, Device> cursor(Kokkos::ViewAllocateWithoutInitializing("trellis::cursor"), n);
     Kokkos::deep_copy(cursor, Kokkos::subview(dep_ptr, std::make_pair(0, n)));
@@ -136,8 +133,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
         "trellis::levels::fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
           for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
             const ordinal_t j = entries(k);
-            if (in_strict_triangle(tri, i, j))
-              dependents(Kokkos::atomic_fetch_add(&cursor(j), offset_t(1))) = i;
+            if (in_strict_triangle(tri, i, j)) dependents(Kokkos::atomic_fetch_add(&cursor(j), offset_t(1))) = i;
           }
         });
   }
@@ -147,8 +143,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   Kokkos::View<ordinal_t*, Device> row_level("trellis::row_level", n);
   Kokkos::View<ordinal_t, Device> tail("trellis::tail");
   Kokkos::parallel_scan(
-      "trellis::levels::roots", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & pos, bool final) {
+      "trellis::levels::roots", policy(0, n), KOKKOS_LAMBDA(ordinal_t i, ordinal_t & pos, bool final) {
         if (pending(i) == 0) {
           if (final) order(pos) = i;
           ++pos;
@@ -175,8 +170,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
         });
     Kokkos::deep_copy(end, tail);
   }
-  if (ptr.back() != n)
-    throw StructureError("analyze_levels: dependency cycle (matrix pattern is corrupt)");
+  if (ptr.back() != n) throw StructureError("analyze_levels: dependency cycle (matrix pattern is corrupt)");
 
   // Sort each frontier by row: keys (level, row) sorted globally.
   Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("trellis::keys"), n);
@@ -187,8 +181,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
       });
   detail::sort_keys<Device>(keys);
   Kokkos::parallel_for(
-      "trellis::levels::unkey", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t p) { order(p) = ordinal_t(keys(p) % n); });
+      "trellis::levels::unkey", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) { order(p) = ordinal_t(keys(p) % n); });
 
   LevelSets<Device> s;
   s.triangle = tri;

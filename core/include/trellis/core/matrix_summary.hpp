@@ -40,9 +40,9 @@ struct MatrixSummary {
   ordinal_t empty_rows = 0;
   ordinal_t min_row_nnz = 0, max_row_nnz = 0;
   double avg_row_nnz = 0;
-  ordinal_t bandwidth = 0;  // max |i - j| over stored entries
-  LevelSummary lower, upper;  // only for square matrices
-  std::size_t csr_bytes = 0;  // row_map + entries + values
+  ordinal_t bandwidth = 0;      // max |i - j| over stored entries
+  LevelSummary lower, upper;    // only for square matrices
+  std::size_t csr_bytes = 0;    // row_map + entries + values
   std::string execution_space;  // where the level analysis ran
 };
 

@@ -32,8 +32,8 @@ inline void explain_bad_permutation(const std::vector<ordinal_t>& new_to_old) {
   for (ordinal_t i = 0; i < n; ++i) {
     const ordinal_t old = new_to_old[i];
     if (old < 0 || old >= n)
-      throw InputError("permutation: entry " + std::to_string(i) + " is " + std::to_string(old) +
-                       ", outside [0, " + std::to_string(n) + ")");
+      throw InputError("permutation: entry " + std::to_string(i) + " is " + std::to_string(old) + ", outside [0, " +
+                       std::to_string(n) + ")");
     if (seen_at[old] != -1)
       throw InputError("permutation: index " + std::to_string(old) + " appears twice (at " +
                        std::to_string(seen_at[old]) + " and " + std::to_string(i) + ")");
@@ -60,7 +60,8 @@ Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, V
                     Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(new_to_old.data(), n));
   const auto n2o = p.new_to_old;
   const auto o2n = p.old_to_new;
-  Kokkos::parallel_for("trellis::permutation::clear", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) { o2n(i) = -1; });
+  Kokkos::parallel_for(
+      "trellis::permutation::clear", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) { o2n(i) = -1; });
   ordinal_t bad = 0;
   Kokkos::parallel_reduce(
       "trellis::permutation::invert", policy(0, n),
@@ -92,8 +93,8 @@ struct GatheredPattern {
 /// through p.old_to_new when asked (then re-sorted), else kept. `source` is
 /// a temporary of the arena.
 template <class RowMap, class Entries, class Device>
-GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p,
-                                       bool map_columns, ViewArena<Device>& arena) {
+GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p, bool map_columns,
+                                       ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   const ordinal_t n = p.size();
@@ -112,8 +113,7 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
   auto source = g.source;
   if (n == 0) Kokkos::deep_copy(out_map, 0);  // else the scan writes out_map(0)
   Kokkos::parallel_scan(
-      "trellis::permute::row_map", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+      "trellis::permute::row_map", policy(0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         const ordinal_t k = n2o(i);
         sum += row_map(k + 1) - row_map(k);
         if (final) out_map(i + 1) = sum;
@@ -146,27 +146,24 @@ Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device
 }
 
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A,
-                                      const Permutation<Device>& p, bool map_columns) {
+CsrMatrix<Scalar, Device> gather_rows(const CsrMatrix<Scalar, Device>& A, const Permutation<Device>& p,
+                                      bool map_columns) {
   ViewArena<Device> arena;
   const auto g = gather_pattern(A.row_map, A.entries, p, map_columns, arena);
-  return CsrMatrix<Scalar, Device>(
-      A.num_rows, A.num_cols, g.row_map, g.entries,
-      gather_values<Scalar, Device>(g.source, A.values, 1, arena));
+  return CsrMatrix<Scalar, Device>(A.num_rows, A.num_cols, g.row_map, g.entries,
+                                   gather_values<Scalar, Device>(g.source, A.values, 1, arena));
 }
 }  // namespace detail
 
 /// P A: row i of the result is row new_to_old[i] of A.
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> permute_rows(const CsrMatrix<Scalar, Device>& A,
-                                       const Permutation<Device>& p) {
+CsrMatrix<Scalar, Device> permute_rows(const CsrMatrix<Scalar, Device>& A, const Permutation<Device>& p) {
   return detail::gather_rows(A, p, false);
 }
 
 /// P A P^T: rows and columns renumbered alike (Algorithm 3.2); square A only.
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A,
-                                            const Permutation<Device>& p) {
+CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A, const Permutation<Device>& p) {
   if (!A.is_square()) throw StructureError("permute_symmetric: matrix is not square");
   return detail::gather_rows(A, p, true);
 }
@@ -176,8 +173,7 @@ CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A,
 template <class Scalar, class Device>
 BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A, const Permutation<Device>& p,
                                             ViewArena<Device>& arena) {
-  if (A.num_block_rows != A.num_block_cols)
-    throw StructureError("permute_symmetric: block matrix is not square");
+  if (A.num_block_rows != A.num_block_cols) throw StructureError("permute_symmetric: block matrix is not square");
   const auto g = detail::gather_pattern(A.row_map, A.entries, p, true, arena);
   const size_t bb = size_t(A.block_size) * A.block_size;
   return BsrMatrix<Scalar, Device>(A.block_size, A.num_block_rows, A.num_block_cols, g.row_map, g.entries,
@@ -195,8 +191,7 @@ void permute_vector(const Permutation<Device>& p, Kokkos::View<const Scalar*, De
                     Kokkos::View<Scalar*, Device> y) {
   auto n2o = p.new_to_old;
   Kokkos::parallel_for(
-      "trellis::permute_vector",
-      Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
+      "trellis::permute_vector", Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
       KOKKOS_LAMBDA(ordinal_t i) { y(i) = x(n2o(i)); });
 }
 
@@ -206,8 +201,7 @@ void unpermute_vector(const Permutation<Device>& p, Kokkos::View<const Scalar*, 
                       Kokkos::View<Scalar*, Device> y) {
   auto n2o = p.new_to_old;
   Kokkos::parallel_for(
-      "trellis::unpermute_vector",
-      Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
+      "trellis::unpermute_vector", Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
       KOKKOS_LAMBDA(ordinal_t i) { y(n2o(i)) = x(i); });
 }
 

@@ -34,8 +34,7 @@ KOKKOS_INLINE_FUNCTION bool keeps_entry(Triangle t, bool with_diag, ordinal_t i,
 /// The lower or upper triangle of A (with or without the diagonal), keeping
 /// A's column order.
 template <class Scalar, class Device>
-CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, Triangle tri,
-                                           Diagonal diag) {
+CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, Triangle tri, Diagonal diag) {
   using exec = typename Device::execution_space;
   if (!A.is_square()) throw StructureError("extract_triangle: matrix is not square");
   const ordinal_t n = A.num_rows;
@@ -45,8 +44,7 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   const bool with_diag = diag == Diagonal::include;
   Kokkos::View<offset_t*, Device> out_map("trellis::triangle_row_map", size_t(n) + 1);
   Kokkos::parallel_for(
-      "trellis::extract_triangle::count", Kokkos::RangePolicy<exec>(0, n),
-      KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_triangle::count", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         offset_t c = 0;
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k) c += keeps_entry(tri, with_diag, i, entries(k)) ? 1 : 0;
         out_map(i + 1) = c;
@@ -64,8 +62,7 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   typename CsrMatrix<Scalar, Device>::values_type out_val(
       Kokkos::ViewAllocateWithoutInitializing("trellis::triangle_values"), nnz);
   Kokkos::parallel_for(
-      "trellis::extract_triangle::fill", Kokkos::RangePolicy<exec>(0, n),
-      KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_triangle::fill", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         offset_t pos = out_map(i);
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
           if (keeps_entry(tri, with_diag, i, entries(k))) {
@@ -86,8 +83,7 @@ Kokkos::View<Scalar*, Device> extract_diagonal(const CsrMatrix<Scalar, Device>& 
   auto values = A.values;
   Kokkos::View<Scalar*, Device> d("trellis::diagonal", A.num_rows);
   Kokkos::parallel_for(
-      "trellis::extract_diagonal", Kokkos::RangePolicy<exec>(0, A.num_rows),
-      KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_diagonal", Kokkos::RangePolicy<exec>(0, A.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
           if (entries(k) == i) d(i) = values(k);
       });

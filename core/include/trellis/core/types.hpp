@@ -14,8 +14,7 @@ using ordinal_t = int;
 using offset_t = int;
 
 /// The device (execution space + memory space) kernels run on by default.
-using DefaultDevice = Kokkos::Device<Kokkos::DefaultExecutionSpace,
-                                     Kokkos::DefaultExecutionSpace::memory_space>;
+using DefaultDevice = Kokkos::Device<Kokkos::DefaultExecutionSpace, Kokkos::DefaultExecutionSpace::memory_space>;
 /// Host device used by readers, generators and serial references.
 using HostDevice = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, Kokkos::HostSpace>;
 

@@ -32,8 +32,7 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b);
 /// spanning `decades` orders of magnitude, times a smaller random variation
 /// inside the layer (a hard, badly conditioned case like seed 000's spe10).
 /// Face transmissibilities are harmonic means; Dirichlet boundary. SPD.
-HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades = 6.0,
-                            std::uint64_t seed = 1);
+HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades = 6.0, std::uint64_t seed = 1);
 
 /// Nonsymmetric convection-diffusion -lap(u) + w . grad(u), first-order
 /// upwind convection with velocity w = peclet * (1, 0.5, 0.25) / h;
@@ -57,11 +56,11 @@ HostCsr random_sparse(ordinal_t n, const RandomOptions& options);
 
 /// Shapes of random lower-triangular matrices for the triangular-solve tests.
 enum class TriangularShape {
-  dense_rows,        // rows with many entries (up to 64 below the diagonal)
-  sparse_rows,       // 0..3 entries below the diagonal per row
-  empty_offdiagonal, // about half the rows have only the diagonal
-  long_chain,        // row i depends on row i-1 only: n levels
-  diagonal_only,     // no off-diagonal entries at all
+  dense_rows,         // rows with many entries (up to 64 below the diagonal)
+  sparse_rows,        // 0..3 entries below the diagonal per row
+  empty_offdiagonal,  // about half the rows have only the diagonal
+  long_chain,         // row i depends on row i-1 only: n levels
+  diagonal_only,      // no off-diagonal entries at all
 };
 /// Random lower-triangular matrix (diagonal included, diagonally dominant).
 /// Its transpose is the matching upper-triangular test matrix.

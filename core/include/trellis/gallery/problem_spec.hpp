@@ -21,10 +21,10 @@ namespace trellis::gallery {
 inline constexpr const char* default_problem_spec = "blocklap3d:32x32x32:b=3";
 
 struct Problem {
-  std::string name;         // the spec or file path it came from
-  std::string description;  // one line, human readable
-  HostCsr matrix;           // always present (BSR problems expanded to points)
-  std::optional<HostBsr> block_matrix;  // present for block problems
+  std::string name;                        // the spec or file path it came from
+  std::string description;                 // one line, human readable
+  HostCsr matrix;                          // always present (BSR problems expanded to points)
+  std::optional<HostBsr> block_matrix;     // present for block problems
   std::array<ordinal_t, 3> grid{0, 0, 0};  // cells per dimension, 0 if unstructured
 };
 

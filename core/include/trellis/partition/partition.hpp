@@ -67,11 +67,8 @@ template <>
 struct NameTable<Partitioner> {
   static constexpr const char* what = "partitioner";
   static constexpr NameEntry<Partitioner> entries[] = {
-      {Partitioner::automatic, "auto"},
-      {Partitioner::geometric, "geometric"},
-      {Partitioner::metis, "metis"},
-      {Partitioner::contiguous, "contiguous"},
-      {Partitioner::slabs, "slabs"},
+      {Partitioner::automatic, "auto"},        {Partitioner::geometric, "geometric"}, {Partitioner::metis, "metis"},
+      {Partitioner::contiguous, "contiguous"}, {Partitioner::slabs, "slabs"},
   };
 };
 

@@ -4,10 +4,10 @@
 // x = x0 + K2^{-1} (y - y0) (for ILU, K1 = L and K2 = U). `right` is K1 = I,
 // K2 = M: it iterates on the true residual with M^{-1} applied whole, which
 // is what lets a fused preconditioner (one kernel for L, D and U) serve.
+#include "trellis/core/eti.hpp"
 #include "trellis/core/name_table.hpp"
 #include "trellis/solvers/detail/bicgstab_steps.hpp"
 #include "trellis/solvers/detail/krylov_support.hpp"
-#include "trellis/core/eti.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
@@ -31,8 +31,8 @@ struct BicgstabWorkspace {
   using vec = Kokkos::View<Scalar*, Device>;
   using slots = detail::IterationScalars<vec>;
   vec r, rhat, p, v, s, t, phat, shat, w, d;
-  vec scalars;                              // an iteration's inner products, in device memory
-  typename vec::HostMirror host_scalars;    // and their copy here
+  vec scalars;                            // an iteration's inner products, in device memory
+  typename vec::HostMirror host_scalars;  // and their copy here
   void reserve(size_t n) { reserve(typename Device::execution_space(), n); }
   void reserve(const typename Device::execution_space& space, size_t n) {
     auto alloc = [&](const char* label, size_t size) {
@@ -56,10 +56,9 @@ struct BicgstabWorkspace {
 /// (v, r0^) = 0, omega = 0; NaN or Inf anywhere is non_finite.
 template <class Scalar, class Device>
 KrylovResult bicgstab(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                      const Preconditioner<Scalar, Device>& M,
-                      Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
-                      const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
-                      BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
+                      const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                      Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {},
+                      BicgstabForm form = BicgstabForm::split, BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
@@ -117,10 +116,19 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   host_slots(h.stop) = Scalar(stop);
   Kokkos::deep_copy(space, ws.scalars, host_slots);
   while (true) {
-    if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) { out.status = KrylovStatus::non_finite; break; }
-    if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
+    if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (rnorm <= stop) {
+      out.status = KrylovStatus::converged;
+      break;
+    }
     if (out.iterations >= o.max_iterations) break;
-    if (rho == Scalar(0)) { out.status = KrylovStatus::breakdown_rho; break; }
+    if (rho == Scalar(0)) {
+      out.status = KrylovStatus::breakdown_rho;
+      break;
+    }
     // One iteration, queued without a wait; the kernels skip what a breakdown
     // or an early convergence leaves out.
     op(p, phat, v);
@@ -131,11 +139,17 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
     // acc += alpha p + omega s (in the iterate's terms); r = s - omega t.
     detail::full_step<Scalar, Device>(space, c, acc, acc_p, acc_s, s, t, r, rhat);
     detail::direction_step<Scalar, Device>(space, c, r, v, p);  // p = r + beta (p - omega v)
-    Kokkos::deep_copy(space, host_slots, ws.scalars);  // the iteration's one round trip
-    space.fence();                                     // before the host reads it
+    Kokkos::deep_copy(space, host_slots, ws.scalars);           // the iteration's one round trip
+    space.fence();                                              // before the host reads it
     const Scalar vr = host_slots(h.vr);
-    if (!std::isfinite(double(vr))) { out.status = KrylovStatus::non_finite; break; }
-    if (vr == Scalar(0)) { out.status = KrylovStatus::breakdown_vr; break; }
+    if (!std::isfinite(double(vr))) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (vr == Scalar(0)) {
+      out.status = KrylovStatus::breakdown_vr;
+      break;
+    }
     ++out.iterations;
     if (h.half_step_converged()) {  // the half step already converged
       rnorm = h.snorm();
@@ -143,8 +157,14 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
       continue;
     }
     const Scalar tt = host_slots(h.tt), ts = host_slots(h.ts);
-    if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) { out.status = KrylovStatus::non_finite; break; }
-    if (!h.omega_usable()) { out.status = KrylovStatus::breakdown_omega; break; }
+    if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (!h.omega_usable()) {
+      out.status = KrylovStatus::breakdown_omega;
+      break;
+    }
     rnorm = std::sqrt(double(h.rr_next()));
     detail::record_residual(out, o, rnorm / scale);
     rho = h.rho_next();
@@ -160,19 +180,18 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
 
 /// bicgstab on the default instance.
 template <class Scalar, class Device>
-KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A,
-                      const Preconditioner<Scalar, Device>& M,
+KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
                       Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
                       const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
                       BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
   return bicgstab<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o, form, workspace);
 }
 
-#define TRELLIS_BICGSTAB_INSTANTIATE(DEVICE)                                                            \
-  template KrylovResult bicgstab<double, DEVICE>(                                                       \
-      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
-      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
-      Kokkos::View<double*, DEVICE>, const KrylovOptions&, BicgstabForm, BicgstabWorkspace<double, DEVICE>*);
+#define TRELLIS_BICGSTAB_INSTANTIATE(DEVICE)                                                                        \
+  template KrylovResult bicgstab<double, DEVICE>(                                                                   \
+      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&, const Preconditioner<double, DEVICE>&, \
+      Kokkos::View<const double*, DEVICE>, Kokkos::View<double*, DEVICE>, const KrylovOptions&, BicgstabForm,       \
+      BicgstabWorkspace<double, DEVICE>*);
 #if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
 #define TRELLIS_BICGSTAB_EXTERN(DEVICE) extern TRELLIS_BICGSTAB_INSTANTIATE(DEVICE)
 TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_BICGSTAB_EXTERN)

@@ -1,7 +1,7 @@
 #pragma once
 // Preconditioned conjugate gradients, for symmetric positive definite A and M.
-#include "trellis/solvers/detail/krylov_support.hpp"
 #include "trellis/core/eti.hpp"
+#include "trellis/solvers/detail/krylov_support.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
@@ -35,13 +35,25 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
   Scalar rz = dot(space, r, z);
   out.status = KrylovStatus::max_iterations;
   while (true) {
-    if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) { out.status = KrylovStatus::non_finite; break; }
-    if (rnorm <= stop) { out.status = KrylovStatus::converged; break; }
+    if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (rnorm <= stop) {
+      out.status = KrylovStatus::converged;
+      break;
+    }
     if (out.iterations >= o.max_iterations) break;
     A.apply(space, p, q);
     const Scalar pq = dot(space, p, q);
-    if (!std::isfinite(double(pq))) { out.status = KrylovStatus::non_finite; break; }
-    if (!(pq > 0)) { out.status = KrylovStatus::breakdown_vr; break; }
+    if (!std::isfinite(double(pq))) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (!(pq > 0)) {
+      out.status = KrylovStatus::breakdown_vr;
+      break;
+    }
     const Scalar alpha = rz / pq;
     axpby(space, alpha, p, Scalar(1), x);   // x += alpha p
     axpby(space, -alpha, q, Scalar(1), r);  // r -= alpha A p
@@ -60,16 +72,14 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
 /// cg on the default instance.
 template <class Scalar, class Device>
 KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
-                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
-                const KrylovOptions& o = {}) {
+                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
   return cg<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
 }
 
-#define TRELLIS_CG_INSTANTIATE(DEVICE)                                                            \
-  template KrylovResult cg<double, DEVICE>(                                                       \
-      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
-      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
-      Kokkos::View<double*, DEVICE>, const KrylovOptions&);
+#define TRELLIS_CG_INSTANTIATE(DEVICE)                                                                                 \
+  template KrylovResult cg<double, DEVICE>(const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,      \
+                                           const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>, \
+                                           Kokkos::View<double*, DEVICE>, const KrylovOptions&);
 #if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
 #define TRELLIS_CG_EXTERN(DEVICE) extern TRELLIS_CG_INSTANTIATE(DEVICE)
 TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_CG_EXTERN)

@@ -4,8 +4,8 @@
 // at the end of each cycle. Its residual is the true one, b - A x.
 #include <vector>
 
-#include "trellis/solvers/detail/krylov_support.hpp"
 #include "trellis/core/eti.hpp"
+#include "trellis/solvers/detail/krylov_support.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
 namespace trellis {
@@ -42,8 +42,14 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
     axpby(space, Scalar(1), b, Scalar(-1), w);  // r = b - A x
     const double beta = detail::norm2(space, w);
     if (cycle == 0) detail::record_residual(out, o, beta / scale);
-    if (!std::isfinite(beta)) { out.status = KrylovStatus::non_finite; break; }
-    if (beta <= stop) { out.status = KrylovStatus::converged; break; }
+    if (!std::isfinite(beta)) {
+      out.status = KrylovStatus::non_finite;
+      break;
+    }
+    if (beta <= stop) {
+      out.status = KrylovStatus::converged;
+      break;
+    }
     if (out.iterations >= o.max_iterations) break;
     detail::scale(space, Scalar(1 / beta), w, column(0));  // v_0 = r / ||r||
     std::fill(g.begin(), g.end(), 0.0);
@@ -51,7 +57,7 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
     int k = 0;  // columns of V in this cycle's solution
     while (k < m && out.iterations < o.max_iterations) {
       M.apply(space, column(k), z);
-      A.apply(space, z, w);  // w = A M^{-1} v_k
+      A.apply(space, z, w);           // w = A M^{-1} v_k
       for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
         h(i, k) = dot(space, w, column(i));
         axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
@@ -63,7 +69,11 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
         h(i + 1, k) = -sn[i] * a + cs[i] * c;
       }
       const double a = h(k, k), c = h(k + 1, k), rr = std::hypot(a, c);
-      if (!std::isfinite(rr)) { out.status = KrylovStatus::non_finite; done = true; break; }
+      if (!std::isfinite(rr)) {
+        out.status = KrylovStatus::non_finite;
+        done = true;
+        break;
+      }
       const double hk1 = c;  // ||w|| before the rotation: zero means an invariant subspace
       cs[k] = rr > 0 ? a / rr : 1;
       sn[k] = rr > 0 ? c / rr : 0;
@@ -97,17 +107,16 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
 
 /// gmres on the default instance.
 template <class Scalar, class Device>
-KrylovResult gmres(const LinearOperator<Scalar, Device>& A,
-                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+KrylovResult gmres(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
+                   Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                   const KrylovOptions& o = {}) {
   return gmres<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
 }
 
-#define TRELLIS_GMRES_INSTANTIATE(DEVICE)                                                            \
-  template KrylovResult gmres<double, DEVICE>(                                                       \
-      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&,                      \
-      const Preconditioner<double, DEVICE>&, Kokkos::View<const double*, DEVICE>,                 \
-      Kokkos::View<double*, DEVICE>, const KrylovOptions&);
+#define TRELLIS_GMRES_INSTANTIATE(DEVICE)                                                                           \
+  template KrylovResult gmres<double, DEVICE>(                                                                      \
+      const DEVICE::execution_space&, const LinearOperator<double, DEVICE>&, const Preconditioner<double, DEVICE>&, \
+      Kokkos::View<const double*, DEVICE>, Kokkos::View<double*, DEVICE>, const KrylovOptions&);
 #if TRELLIS_ENABLE_ETI  // compiled once per backend for double (core/eti.hpp)
 #define TRELLIS_GMRES_EXTERN(DEVICE) extern TRELLIS_GMRES_INSTANTIATE(DEVICE)
 TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_GMRES_EXTERN)

@@ -11,10 +11,10 @@
 namespace trellis {
 
 struct KrylovOptions {
-  double rel_tol = 1e-8;   // stop when ||r|| <= rel_tol * ||b|| ...
-  double abs_tol = 0;      // ... or ||r|| <= abs_tol
+  double rel_tol = 1e-8;  // stop when ||r|| <= rel_tol * ||b|| ...
+  double abs_tol = 0;     // ... or ||r|| <= abs_tol
   int max_iterations = 1000;
-  int restart = 30;        // GMRES(m)
+  int restart = 30;  // GMRES(m)
   /// Called with (iteration, relative residual) each time the history grows
   /// (progress displays); empty by default.
   std::function<void(int, double)> on_iteration;

@@ -41,8 +41,8 @@ class CsrOperator : public LinearOperator<Scalar, Device> {
   using typename LinearOperator<Scalar, Device>::const_vector_type;
   explicit CsrOperator(const CsrMatrix<Scalar, Device>& A) : A_(A), kk_(to_kokkos(A)) {
     if (!A.is_square())
-      throw StructureError("CsrOperator: matrix is " + std::to_string(A.num_rows) + "x" +
-                           std::to_string(A.num_cols) + ", not square");
+      throw StructureError("CsrOperator: matrix is " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
+                           ", not square");
   }
   ordinal_t num_rows() const override { return A_.num_rows; }
   const CsrMatrix<Scalar, Device>& matrix() const { return A_; }

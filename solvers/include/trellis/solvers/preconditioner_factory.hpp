@@ -43,12 +43,9 @@ template <>
 struct NameTable<PreconditionerKind> {
   static constexpr const char* what = "preconditioner";
   static constexpr NameEntry<PreconditionerKind> entries[] = {
-      {PreconditionerKind::none, "none"},
-      {PreconditionerKind::jacobi, "jacobi"},
-      {PreconditionerKind::gs, "gs"},
-      {PreconditionerKind::sgs, "sgs"},
-      {PreconditionerKind::ilu0, "ilu0"},
-      {PreconditionerKind::ilu0_kk, "ilu0-kk"},
+      {PreconditionerKind::none, "none"}, {PreconditionerKind::jacobi, "jacobi"},
+      {PreconditionerKind::gs, "gs"},     {PreconditionerKind::sgs, "sgs"},
+      {PreconditionerKind::ilu0, "ilu0"}, {PreconditionerKind::ilu0_kk, "ilu0-kk"},
       {PreconditionerKind::dd, "dd"},
   };
 };
@@ -77,8 +74,8 @@ class BuiltPreconditioner {
   std::string setup_report;
   std::optional<DdReport> dd_report;            // dd
   std::optional<TrsvAlgorithm> trsv_algorithm;  // ilu0: the algorithm its analysis chose
-  double analysis_seconds = 0;       // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic
-  double factorization_seconds = 0;  // ilu0, ilu0-kk
+  double analysis_seconds = 0;                  // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic
+  double factorization_seconds = 0;             // ilu0, ilu0-kk
 
   /// True for dd: the preconditioner works in a reordered numbering. Solve
   /// with reordered_matrix() on to_reordered(b), and map x back.

@@ -5,9 +5,9 @@
 #include <KokkosSparse_spmv.hpp>
 #include <string>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/transpose.hpp"
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis {
 
@@ -15,8 +15,7 @@ namespace detail {
 
 /// True when A's pattern equals its transpose's (values may differ).
 template <class Scalar, class Device>
-bool pattern_is_symmetric(const typename Device::execution_space& space,
-                          const CsrMatrix<Scalar, Device>& A) {
+bool pattern_is_symmetric(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& A) {
   CsrMatrix<Scalar, Device> T;
   on_default_instance(space, [&] { T = transpose(A); });
   if (T.nnz() != A.nnz()) return false;
@@ -38,8 +37,8 @@ bool pattern_is_symmetric(const typename Device::execution_space& space,
 }
 
 inline bool is_csr_algorithm(TrsvAlgorithm a) {
-  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr ||
-         a == TrsvAlgorithm::elmr_value || a == TrsvAlgorithm::automatic;
+  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
+         a == TrsvAlgorithm::automatic;
 }
 
 }  // namespace detail
@@ -49,8 +48,7 @@ GaussSeidel<Scalar, Device>::GaussSeidel(const matrix_type& A, TrsvAlgorithm alg
     : GaussSeidel(execution_space(), A, algorithm) {}
 
 template <class Scalar, class Device>
-GaussSeidel<Scalar, Device>::GaussSeidel(const execution_space& space, const matrix_type& A,
-                                         TrsvAlgorithm algorithm)
+GaussSeidel<Scalar, Device>::GaussSeidel(const execution_space& space, const matrix_type& A, TrsvAlgorithm algorithm)
     : A_(A), fused_(detail::is_csr_algorithm(algorithm)) {
   std::string reason;  // automatic chooses per triangle; algorithm(tri) reports it
   lower_ = detail::analyze(space, A, Triangle::lower, /*unit_diagonal=*/false, algorithm,
@@ -60,11 +58,9 @@ GaussSeidel<Scalar, Device>::GaussSeidel(const execution_space& space, const mat
   in_place_ = fused_ && detail::pattern_is_symmetric(space, A);
   const auto n = A.num_rows;
   // Both are filled by a copy before each use.
-  work_ =
-      vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::gs::work"), n);
+  work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::gs::work"), n);
   if (!in_place_)
-    previous_ = vector_type(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::gs::previous"), n);
+    previous_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::gs::previous"), n);
   numeric(space, A);
 }
 
@@ -81,8 +77,8 @@ void GaussSeidel<Scalar, Device>::numeric(const execution_space& space, const ma
 }
 
 template <class Scalar, class Device>
-void GaussSeidel<Scalar, Device>::sweep(const execution_space& space, const_vector_type b,
-                                        vector_type x, Triangle tri) const {
+void GaussSeidel<Scalar, Device>::sweep(const execution_space& space, const_vector_type b, vector_type x,
+                                        Triangle tri) const {
   auto& plans = tri == Triangle::lower ? lower_ : upper_;
   if (fused_) {
     // (L + D) x_{k+1} = b - U x_k in one kernel: in place when the pattern is
@@ -97,28 +93,25 @@ void GaussSeidel<Scalar, Device>::sweep(const execution_space& space, const_vect
   } else {
     // Eq. 5.3: r = b - A x_k; x_{k+1} = x_k + (L + D)^{-1} r.
     Kokkos::deep_copy(space, work_, b);
-    detail::on_default_instance(space, [&] {
-      KokkosSparse::spmv("N", Scalar(-1), to_kokkos(A_), x, Scalar(1), work_);
-    });
+    detail::on_default_instance(space,
+                                [&] { KokkosSparse::spmv("N", Scalar(-1), to_kokkos(A_), x, Scalar(1), work_); });
     detail::run_solve(space, plans, const_vector_type(work_), work_, const_vector_type(work_));
     detail::on_default_instance(space, [&] { KokkosBlas::axpy(Scalar(1), work_, x); });
   }
 }
 
 template <class Scalar, class Device>
-void GaussSeidel<Scalar, Device>::apply(const_vector_type b, vector_type x,
-                                        SweepDirection direction, int sweeps) const {
+void GaussSeidel<Scalar, Device>::apply(const_vector_type b, vector_type x, SweepDirection direction,
+                                        int sweeps) const {
   apply(execution_space(), b, x, direction, sweeps);
 }
 
 template <class Scalar, class Device>
-void GaussSeidel<Scalar, Device>::apply(const execution_space& space, const_vector_type b,
-                                        vector_type x, SweepDirection direction,
-                                        int sweeps) const {
+void GaussSeidel<Scalar, Device>::apply(const execution_space& space, const_vector_type b, vector_type x,
+                                        SweepDirection direction, int sweeps) const {
   if (b.extent(0) != size_t(A_.num_rows) || x.extent(0) != size_t(A_.num_rows))
-    throw StructureError("Gauss-Seidel: vectors of length " + std::to_string(b.extent(0)) +
-                         " and " + std::to_string(x.extent(0)) + " for " +
-                         std::to_string(A_.num_rows) + " rows");
+    throw StructureError("Gauss-Seidel: vectors of length " + std::to_string(b.extent(0)) + " and " +
+                         std::to_string(x.extent(0)) + " for " + std::to_string(A_.num_rows) + " rows");
   if (b.data() == x.data()) throw StructureError("Gauss-Seidel: b and x must be different Views");
   for (int s = 0; s < sweeps; ++s) {
     if (direction != SweepDirection::backward) sweep(space, b, x, Triangle::lower);

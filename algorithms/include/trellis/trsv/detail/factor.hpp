@@ -8,11 +8,11 @@
 #include <KokkosKernels_SparseUtils.hpp>
 #include <string>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/triangle.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis::detail {
 
@@ -59,17 +59,13 @@ struct TriangularFactor {
 /// Gauss-Seidel's x_k part of row i: sum over the opposite triangle of
 /// A(i,j) x_old(j); zero for plain triangular solves (no opposite triangle).
 template <class Member, class Rows, class OldView>
-KOKKOS_INLINE_FUNCTION typename OldView::non_const_value_type other_part(const Member& m,
-                                                                         const Rows& other,
-                                                                         ordinal_t i,
-                                                                         const OldView& x_old) {
+KOKKOS_INLINE_FUNCTION typename OldView::non_const_value_type other_part(const Member& m, const Rows& other,
+                                                                         ordinal_t i, const OldView& x_old) {
   typename OldView::non_const_value_type sum = 0;
   if (other.row_map.extent(0) == 0) return sum;
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(m, other.row_map(i), other.row_map(i + 1)),
-      [&](offset_t k, typename OldView::non_const_value_type& s) {
-        s += other.values(k) * x_old(other.col_ind(k));
-      },
+      [&](offset_t k, typename OldView::non_const_value_type& s) { s += other.values(k) * x_old(other.col_ind(k)); },
       sum);
   return sum;
 }
@@ -78,9 +74,8 @@ KOKKOS_INLINE_FUNCTION typename OldView::non_const_value_type other_part(const M
 /// and on request the CSC copy and the opposite triangle, with source maps.
 template <class Scalar, class Device>
 TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution_space& space,
-                                                const CsrMatrix<Scalar, Device>& T, Triangle tri,
-                                                bool unit_diagonal, bool need_csc,
-                                                bool keep_other = false) {
+                                                const CsrMatrix<Scalar, Device>& T, Triangle tri, bool unit_diagonal,
+                                                bool need_csc, bool keep_other = false) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   using offsets = Kokkos::View<offset_t*, Device>;
@@ -118,8 +113,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
         diag_source(i) = diag;
       });
   Kokkos::parallel_scan(
-      "trellis::trsv::scan", policy(space, 0, n + 1),
-      KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+      "trellis::trsv::scan", policy(space, 0, n + 1), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         sum += row_map(i);
         if (final) row_map(i) = sum;
       });
@@ -149,8 +143,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
           if (diag_source(i) < 0 && i < m) m = i;
         },
         Kokkos::Min<ordinal_t>(missing));
-    if (missing < n)
-      throw PivotError("triangular solve: no diagonal entry stored", missing, 0.0);
+    if (missing < n) throw PivotError("triangular solve: no diagonal entry stored", missing, 0.0);
   }
 
   if (need_csc) {
@@ -162,8 +155,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
         "trellis::trsv::csc_count", policy(space, 0, f.nnz_strict),
         KOKKOS_LAMBDA(offset_t k) { Kokkos::atomic_increment(&col_map(col_ind(k) + 1)); });
     Kokkos::parallel_scan(
-        "trellis::trsv::csc_scan", policy(space, 0, n + 1),
-        KOKKOS_LAMBDA(ordinal_t j, offset_t & sum, bool final) {
+        "trellis::trsv::csc_scan", policy(space, 0, n + 1), KOKKOS_LAMBDA(ordinal_t j, offset_t & sum, bool final) {
           sum += col_map(j);
           if (final) col_map(j) = sum;
         });
@@ -182,22 +174,17 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
             col_source(q) = row_source(p);
           }
         });
-    on_default_instance(space, [&] {
-      KokkosKernels::Impl::sort_crs_matrix<exec>(col_map, row_ind, col_source);
-    });
+    on_default_instance(space, [&] { KokkosKernels::Impl::sort_crs_matrix<exec>(col_map, row_ind, col_source); });
     f.has_csc = true;
   }
 
   if (keep_other) {
     const Triangle opposite = tri == Triangle::lower ? Triangle::upper : Triangle::lower;
-    f.other.row_map =
-        offsets(Kokkos::view_alloc(space, "trellis::trsv::other_map"), size_t(n) + 1);
+    f.other.row_map = offsets(Kokkos::view_alloc(space, "trellis::trsv::other_map"), size_t(n) + 1);
     auto other_map = f.other.row_map;
     Kokkos::parallel_scan(
-        "trellis::trsv::other_scan", policy(space, 0, n),
-        KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
-          for (offset_t k = t_map(i); k < t_map(i + 1); ++k)
-            sum += in_strict_triangle(opposite, i, t_ent(k)) ? 1 : 0;
+        "trellis::trsv::other_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
+          for (offset_t k = t_map(i); k < t_map(i + 1); ++k) sum += in_strict_triangle(opposite, i, t_ent(k)) ? 1 : 0;
           if (final) other_map(i + 1) = sum;
         });
     offset_t nnz_other = 0;
@@ -231,8 +218,7 @@ LevelSets<Device> factor_levels(const typename Device::execution_space& space,
                                 const TriangularFactor<Scalar, Device>& f) {
   LevelSets<Device> levels;
   on_default_instance(space, [&] {
-    const CsrMatrix<Scalar, Device> pattern(f.n, f.n, f.rows.row_map, f.rows.col_ind,
-                                            f.rows.values);
+    const CsrMatrix<Scalar, Device> pattern(f.n, f.n, f.rows.row_map, f.rows.col_ind, f.rows.values);
     levels = analyze_levels(pattern, f.triangle);
   });
   return levels;
@@ -241,16 +227,15 @@ LevelSets<Device> factor_levels(const typename Device::execution_space& space,
 /// Numeric phase: gathers values from T (and D from `diagonal` if given) and
 /// checks every pivot; PivotError names the first bad row.
 template <class Scalar, class Device>
-void load_factor_values(const typename Device::execution_space& space,
-                        TriangularFactor<Scalar, Device>& f, const CsrMatrix<Scalar, Device>& T,
-                        Kokkos::View<const Scalar*, Device> diagonal) {
+void load_factor_values(const typename Device::execution_space& space, TriangularFactor<Scalar, Device>& f,
+                        const CsrMatrix<Scalar, Device>& T, Kokkos::View<const Scalar*, Device> diagonal) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   if (T.num_rows != f.n || T.nnz() < f.nnz_strict)
     throw StructureError("triangular solve: numeric() got a matrix with a different pattern");
   if (diagonal.data() && diagonal.extent(0) != size_t(f.n))
-    throw StructureError("triangular solve: diagonal has " + std::to_string(diagonal.extent(0)) +
-                         " entries for " + std::to_string(f.n) + " rows");
+    throw StructureError("triangular solve: diagonal has " + std::to_string(diagonal.extent(0)) + " entries for " +
+                         std::to_string(f.n) + " rows");
   auto t_val = T.values;
   auto row_values = f.rows.values;
   auto row_source = f.row_source;
@@ -280,8 +265,8 @@ void load_factor_values(const typename Device::execution_space& space,
       "trellis::trsv::pivots", policy(space, 0, f.n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & first_bad) {
         const Scalar a = unit ? Scalar(1) : separate ? diagonal(i) : t_val(diag_source(i));
-        const bool ok = a != Scalar(0) && Kokkos::Experimental::isfinite(a) &&
-                        Kokkos::Experimental::isfinite(Scalar(1) / a);
+        const bool ok =
+            a != Scalar(0) && Kokkos::Experimental::isfinite(a) && Kokkos::Experimental::isfinite(Scalar(1) / a);
         inv_diag(i) = Scalar(1) / a;
         if (!ok && i < first_bad) first_bad = i;
       },

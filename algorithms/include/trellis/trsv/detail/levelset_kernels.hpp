@@ -6,8 +6,8 @@
 // optimization the paper adopts).
 #include <Kokkos_Core.hpp>
 
-#include "trellis/trsv/detail/factor.hpp"
 #include "trellis/core/backend.hpp"
+#include "trellis/trsv/detail/factor.hpp"
 #include "trellis/trsv/detail/levelset_plan.hpp"
 
 namespace trellis::detail {
@@ -15,17 +15,13 @@ namespace trellis::detail {
 /// LEVR row update: x(i) = (b(i) - sum_j L(i,j) x(j)) / d(i), the row's dot
 /// product split over the thread's vector lanes.
 template <class Member, class Rows, class DiagView, class BView, class XView, class OldView>
-KOKKOS_INLINE_FUNCTION void levr_row(const Member& m, const Rows& rows, const Rows& other,
-                                     const DiagView& inv_diag, ordinal_t i, const BView& b,
-                                     const XView& x, const OldView& x_old) {
+KOKKOS_INLINE_FUNCTION void levr_row(const Member& m, const Rows& rows, const Rows& other, const DiagView& inv_diag,
+                                     ordinal_t i, const BView& b, const XView& x, const OldView& x_old) {
   typename XView::non_const_value_type sum = other_part(m, other, i, x_old);
   typename XView::non_const_value_type tri = 0;
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
-      [&](offset_t k, typename XView::non_const_value_type& s) {
-        s += rows.values(k) * x(rows.col_ind(k));
-      },
-      tri);
+      [&](offset_t k, typename XView::non_const_value_type& s) { s += rows.values(k) * x(rows.col_ind(k)); }, tri);
   sum += tri;
   Kokkos::single(Kokkos::PerThread(m), [&]() { x(i) = (b(i) - sum) * inv_diag(i); });
 }
@@ -33,22 +29,19 @@ KOKKOS_INLINE_FUNCTION void levr_row(const Member& m, const Rows& rows, const Ro
 /// LEVC column update: x(j) /= d(j), then x(i) -= L(i,j) x(j) for the rows i
 /// of column j, with atomics (rows of one level may share targets).
 template <class Member, class Columns, class DiagView, class XView>
-KOKKOS_INLINE_FUNCTION void levc_column(const Member& m, const Columns& columns,
-                                        const DiagView& inv_diag, ordinal_t j, const XView& x) {
+KOKKOS_INLINE_FUNCTION void levc_column(const Member& m, const Columns& columns, const DiagView& inv_diag, ordinal_t j,
+                                        const XView& x) {
   typename XView::non_const_value_type xj = 0;
   Kokkos::single(
-      Kokkos::PerThread(m),
-      [&](typename XView::non_const_value_type& v) { x(j) = v = x(j) * inv_diag(j); }, xj);
-  Kokkos::parallel_for(
-      Kokkos::ThreadVectorRange(m, columns.col_map(j), columns.col_map(j + 1)),
-      [&](offset_t k) { Kokkos::atomic_add(&x(columns.row_ind(k)), -columns.values(k) * xj); });
+      Kokkos::PerThread(m), [&](typename XView::non_const_value_type& v) { x(j) = v = x(j) * inv_diag(j); }, xj);
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, columns.col_map(j), columns.col_map(j + 1)),
+                       [&](offset_t k) { Kokkos::atomic_add(&x(columns.row_ind(k)), -columns.values(k) * xj); });
 }
 
 /// Runs `body(member, row)` for every row of each launch in the plan: one
 /// kernel per unchained level, one single-team kernel per chain.
 template <class Exec, class Device, class Body>
-void for_each_level(const Exec& space, const LevelSetPlan<Device>& plan, const char* label,
-                    const Body& body) {
+void for_each_level(const Exec& space, const LevelSetPlan<Device>& plan, const char* label, const Body& body) {
   using team_policy = Kokkos::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   const auto level_rows = plan.levels.level_rows;  // Views only: captured by kernels
@@ -82,35 +75,30 @@ void for_each_level(const Exec& space, const LevelSetPlan<Device>& plan, const c
 /// LEVR. x_old is Gauss-Seidel's x_k (read through the opposite triangle,
 /// when the factor keeps one).
 template <class Scalar, class Device>
-void levelset_csr_solve(const typename Device::execution_space& space,
-                        const TriangularFactor<Scalar, Device>& factor,
+void levelset_csr_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                         const LevelSetPlan<Device>& plan, Kokkos::View<const Scalar*, Device> b,
-                        Kokkos::View<Scalar*, Device> x,
-                        Kokkos::View<const Scalar*, Device> x_old) {
+                        Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
   const auto rows = factor.rows;
   const auto other = factor.other;
   const auto inv_diag = factor.inv_diag;
-  for_each_level(space, plan, "trellis::trsv::levr",
-                 KOKKOS_LAMBDA(const member_type& m, ordinal_t i) {
-                   levr_row(m, rows, other, inv_diag, i, b, x, x_old);
-                 });
+  for_each_level(
+      space, plan, "trellis::trsv::levr",
+      KOKKOS_LAMBDA(const member_type& m, ordinal_t i) { levr_row(m, rows, other, inv_diag, i, b, x, x_old); });
 }
 
 /// LEVC.
 template <class Scalar, class Device>
-void levelset_csc_solve(const typename Device::execution_space& space,
-                        const TriangularFactor<Scalar, Device>& factor,
+void levelset_csc_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                         const LevelSetPlan<Device>& plan, Kokkos::View<const Scalar*, Device> b,
                         Kokkos::View<Scalar*, Device> x) {
   using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
   if (x.data() != b.data()) Kokkos::deep_copy(space, x, b);
   const auto columns = factor.columns;
   const auto inv_diag = factor.inv_diag;
-  for_each_level(space, plan, "trellis::trsv::levc",
-                 KOKKOS_LAMBDA(const member_type& m, ordinal_t j) {
-                   levc_column(m, columns, inv_diag, j, x);
-                 });
+  for_each_level(
+      space, plan, "trellis::trsv::levc",
+      KOKKOS_LAMBDA(const member_type& m, ordinal_t j) { levc_column(m, columns, inv_diag, j, x); });
 }
 
 }  // namespace trellis::detail

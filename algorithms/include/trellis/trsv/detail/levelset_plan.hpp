@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/detail/factor.hpp"
-#include "trellis/core/backend.hpp"
 
 namespace trellis::detail {
 
@@ -39,8 +39,7 @@ inline int floor_pow2(int v) {
 /// one launch.
 template <class Scalar, class Device>
 LevelSetPlan<Device> build_levelset_plan(const typename Device::execution_space& space,
-                                         const TriangularFactor<Scalar, Device>& f,
-                                         const LevelSets<Device>& levels) {
+                                         const TriangularFactor<Scalar, Device>& f, const LevelSets<Device>& levels) {
   using exec = typename Device::execution_space;
   LevelSetPlan<Device> plan;
   plan.levels = levels;
@@ -57,8 +56,7 @@ LevelSetPlan<Device> build_levelset_plan(const typename Device::execution_space&
     const int K_max = max_vector_width<exec>();
     const int K = std::min(K_max, std::max(std::min(2, K_max), floor_pow2(std::max(mean, 1))));
     const bool small = (p1 - p0) <= chain_rows<exec>(K);
-    if (small && !plan.launches.empty() && plan.launches.back().chained &&
-        plan.launches.back().vector_width == K) {
+    if (small && !plan.launches.empty() && plan.launches.back().chained && plan.launches.back().vector_width == K) {
       plan.launches.back().last_level = l + 1;
     } else {
       plan.launches.push_back({l, l + 1, K, small});

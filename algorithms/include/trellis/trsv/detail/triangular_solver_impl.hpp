@@ -31,8 +31,7 @@ inline TrsvFamily family_of(TrsvAlgorithm a) {
 }
 
 inline bool needs_csc(TrsvAlgorithm a) {
-  return a == TrsvAlgorithm::levelset_csc || a == TrsvAlgorithm::elmc ||
-         a == TrsvAlgorithm::syncfree_naive;
+  return a == TrsvAlgorithm::levelset_csc || a == TrsvAlgorithm::elmc || a == TrsvAlgorithm::syncfree_naive;
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
@@ -43,8 +42,8 @@ template <class Exec, class Levels>
 TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   char buf[160];
   const bool host = is_host_space<Exec>();
-  std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average",
-                host ? "host" : "GPU", levels.num_levels, levels.avg_parallelism());
+  std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average", host ? "host" : "GPU",
+                levels.num_levels, levels.avg_parallelism());
   reason = buf;
   return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
 }
@@ -54,9 +53,8 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
 /// algorithm needs it; `automatic` only ever picks CSR algorithms.
 /// keep_other: keep the opposite triangle (Gauss-Seidel).
 template <class Scalar, class Device>
-SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space,
-                                   const CsrMatrix<Scalar, Device>& T, Triangle tri,
-                                   bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
+SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& T,
+                                   Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
                                    std::string& reason) {
   using exec = typename Device::execution_space;
   SolvePlans<Scalar, Device> s;
@@ -100,8 +98,8 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const matrix_type& T, TrsvOpt
     : TriangularSolver(execution_space(), T, options) {}
 
 template <class Scalar, class Device>
-TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
-                                                   const matrix_type& T, TrsvOptions options)
+TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space, const matrix_type& T,
+                                                   TrsvOptions options)
     : options_(options) {
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
@@ -141,13 +139,11 @@ void TriangularSolver<Scalar, Device>::solve(const_vector_type b, vector_type x)
 }
 
 template <class Scalar, class Device>
-void TriangularSolver<Scalar, Device>::solve(const execution_space& space, const_vector_type b,
-                                             vector_type x) const {
+void TriangularSolver<Scalar, Device>::solve(const execution_space& space, const_vector_type b, vector_type x) const {
   const ordinal_t n = plans_.factor.n;
   if (b.extent(0) != size_t(n) || x.extent(0) != size_t(n))
-    throw StructureError("triangular solve: vectors of length " + std::to_string(b.extent(0)) +
-                         " and " + std::to_string(x.extent(0)) + " for " + std::to_string(n) +
-                         " rows");
+    throw StructureError("triangular solve: vectors of length " + std::to_string(b.extent(0)) + " and " +
+                         std::to_string(x.extent(0)) + " for " + std::to_string(n) + " rows");
   detail::run_solve(space, plans_, b, x, const_vector_type(x));
 }
 

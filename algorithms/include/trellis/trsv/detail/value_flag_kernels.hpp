@@ -64,8 +64,7 @@ KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
 
 /// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries.
 template <class Scalar, class Device>
-void elmr_value_solve(const typename Device::execution_space& space,
-                      const TriangularFactor<Scalar, Device>& factor,
+void elmr_value_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                       ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                       Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   if constexpr (!has_value_flag<Scalar>()) {
@@ -79,15 +78,16 @@ void elmr_value_solve(const typename Device::execution_space& space,
     // from a copy (in-place solves, in-place Gauss-Seidel sweeps).
     const bool b_aliased = b.data() == x.data();
     const bool old_aliased = factor.has_other && x_old.data() == x.data();
-    if (b_aliased && old_aliased)
-      throw Error("elmr-value: b and x_old cannot both alias x");
+    if (b_aliased && old_aliased) throw Error("elmr-value: b and x_old cannot both alias x");
     if (b_aliased || old_aliased) {
       if (plan.work.extent(0) != size_t(n))
         plan.work = Kokkos::View<Scalar*, Device>(
             Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::work"), n);
       Kokkos::deep_copy(space, plan.work, x);
-      if (b_aliased) b = plan.work;
-      else x_old = plan.work;
+      if (b_aliased)
+        b = plan.work;
+      else
+        x_old = plan.work;
     }
     Bits* xb = reinterpret_cast<Bits*>(x.data());
     Kokkos::parallel_for(
@@ -98,23 +98,21 @@ void elmr_value_solve(const typename Device::execution_space& space,
     const auto inv_diag = factor.inv_diag;
     const auto order = plan.order;
     using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
-    for_each_ticket(space, plan, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
-                    KOKKOS_LAMBDA(const member_type& m, int t) {
-                      const ordinal_t i = order(t);
-                      Scalar sum = other_part(m, other, i, x_old), tri = 0;
-                      Kokkos::parallel_reduce(
-                          Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
-                          [&](offset_t k, Scalar& s) {
-                            s += rows.values(k) * wait_for_value<Scalar>(xb + rows.col_ind(k));
-                          },
-                          tri);
-                      sum += tri;
-                      Kokkos::single(Kokkos::PerThread(m), [&]() {
-                        ScalarBits<Scalar> v;
-                        v.value = (b(i) - sum) * inv_diag(i);
-                        Kokkos::volatile_store(xb + i, v.bits);
-                      });
-                    });
+    for_each_ticket(
+        space, plan, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
+        KOKKOS_LAMBDA(const member_type& m, int t) {
+          const ordinal_t i = order(t);
+          Scalar sum = other_part(m, other, i, x_old), tri = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
+              [&](offset_t k, Scalar& s) { s += rows.values(k) * wait_for_value<Scalar>(xb + rows.col_ind(k)); }, tri);
+          sum += tri;
+          Kokkos::single(Kokkos::PerThread(m), [&]() {
+            ScalarBits<Scalar> v;
+            v.value = (b(i) - sum) * inv_diag(i);
+            Kokkos::volatile_store(xb + i, v.bits);
+          });
+        });
   }
 }
 

@@ -61,8 +61,9 @@ using DeviceScalars = IterationScalars<Kokkos::View<Scalar*, Device>>;
 template <class Scalar, class Device>
 void alpha_dot(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
                Kokkos::View<const Scalar*, Device> v, Kokkos::View<const Scalar*, Device> rhat) {
-  sums_into<Scalar, 1>(space, "trellis::bicgstab::alpha_dot", v.extent(0), c.s.data() + c.vr,
-                       KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); });
+  sums_into<Scalar, 1>(
+      space, "trellis::bicgstab::alpha_dot", v.extent(0), c.s.data() + c.vr,
+      KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); });
 }
 
 /// s = r - alpha v, (s, s) into slot ss. When alpha cannot be formed s = 0,
@@ -71,23 +72,23 @@ template <class Scalar, class Device>
 void half_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
                Kokkos::View<const Scalar*, Device> r, Kokkos::View<const Scalar*, Device> v,
                Kokkos::View<Scalar*, Device> s) {
-  sums_into<Scalar, 1>(space, "trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss,
-                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                         const Scalar si = c.alpha_usable() ? r(i) - c.alpha() * v(i) : Scalar(0);
-                         s(i) = si;
-                         acc[0] += si * si;
-                       });
+  sums_into<Scalar, 1>(
+      space, "trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss, KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+        const Scalar si = c.alpha_usable() ? r(i) - c.alpha() * v(i) : Scalar(0);
+        s(i) = si;
+        acc[0] += si * si;
+      });
 }
 
 /// (t, t) and (t, s) into slots tt and ts.
 template <class Scalar, class Device>
 void omega_dots(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
                 Kokkos::View<const Scalar*, Device> t, Kokkos::View<const Scalar*, Device> s) {
-  sums_into<Scalar, 2>(space, "trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt,
-                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                         acc[0] += t(i) * t(i);
-                         acc[1] += t(i) * s(i);
-                       });
+  sums_into<Scalar, 2>(
+      space, "trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt, KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+        acc[0] += t(i) * t(i);
+        acc[1] += t(i) * s(i);
+      });
 }
 
 /// The iterate y and the residual r: y += alpha p + omega q and r = s - omega t,
@@ -96,22 +97,23 @@ void omega_dots(const typename Device::execution_space& space, const DeviceScala
 template <class Scalar, class Device>
 void full_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
                Kokkos::View<Scalar*, Device> y, Kokkos::View<const Scalar*, Device> p,
-               Kokkos::View<const Scalar*, Device> q,
-               Kokkos::View<const Scalar*, Device> s, Kokkos::View<const Scalar*, Device> t,
-               Kokkos::View<Scalar*, Device> r, Kokkos::View<const Scalar*, Device> rhat) {
-  sums_into<Scalar, 2>(space, "trellis::bicgstab::full_step", r.extent(0), c.s.data() + c.pair0 + 2 * (1 - c.cur),
-                       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
-                         if (c.full_step_taken()) {
-                           const Scalar omega = c.omega();
-                           y(i) += c.alpha() * p(i) + omega * q(i);
-                           const Scalar ri = s(i) - omega * t(i);
-                           r(i) = ri;
-                           acc[0] += ri * ri;
-                           acc[1] += ri * rhat(i);
-                         } else if (c.half_step_converged()) {
-                           y(i) += c.alpha() * p(i);
-                         }
-                       });
+               Kokkos::View<const Scalar*, Device> q, Kokkos::View<const Scalar*, Device> s,
+               Kokkos::View<const Scalar*, Device> t, Kokkos::View<Scalar*, Device> r,
+               Kokkos::View<const Scalar*, Device> rhat) {
+  sums_into<Scalar, 2>(
+      space, "trellis::bicgstab::full_step", r.extent(0), c.s.data() + c.pair0 + 2 * (1 - c.cur),
+      KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+        if (c.full_step_taken()) {
+          const Scalar omega = c.omega();
+          y(i) += c.alpha() * p(i) + omega * q(i);
+          const Scalar ri = s(i) - omega * t(i);
+          r(i) = ri;
+          acc[0] += ri * ri;
+          acc[1] += ri * rhat(i);
+        } else if (c.half_step_converged()) {
+          y(i) += c.alpha() * p(i);
+        }
+      });
 }
 
 /// p = r + beta (p - omega v), after a full step only.

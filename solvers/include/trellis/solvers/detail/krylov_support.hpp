@@ -18,13 +18,11 @@ inline void record_residual(KrylovResult& out, const KrylovOptions& o, double re
 }
 
 template <class Op, class B, class X>
-void check_krylov_arguments(const char* method, const Op& A, const B& b, const X& x,
-                            const KrylovOptions& o) {
+void check_krylov_arguments(const char* method, const Op& A, const B& b, const X& x, const KrylovOptions& o) {
   const size_t n = size_t(A.num_rows());
   if (b.extent(0) != n || x.extent(0) != n)
-    throw StructureError(std::string(method) + ": vectors of length " +
-                         std::to_string(b.extent(0)) + " and " + std::to_string(x.extent(0)) +
-                         " for an operator of " + std::to_string(n) + " rows");
+    throw StructureError(std::string(method) + ": vectors of length " + std::to_string(b.extent(0)) + " and " +
+                         std::to_string(x.extent(0)) + " for an operator of " + std::to_string(n) + " rows");
   if (b.data() == x.data()) throw StructureError(std::string(method) + ": b and x must differ");
   if (o.max_iterations < 0 || o.restart < 1 || !(o.rel_tol >= 0) || !(o.abs_tol >= 0))
     throw InputError(std::string(method) + ": needs max_iterations >= 0, restart >= 1, tolerances >= 0");
@@ -38,10 +36,9 @@ inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
 /// ||b - A x|| / ||b|| (||b - A x|| when b = 0), with r as the work vector,
 /// on the instance space (waits for it: the host reads the norms).
 template <class Scalar, class Device>
-double true_relative_residual(const typename Device::execution_space& space,
-                              const LinearOperator<Scalar, Device>& A,
-                              Kokkos::View<const Scalar*, Device> b,
-                              Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> r) {
+double true_relative_residual(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                              Kokkos::View<const Scalar*, Device> b, Kokkos::View<const Scalar*, Device> x,
+                              Kokkos::View<Scalar*, Device> r) {
   A.apply(space, x, r);
   axpby(space, Scalar(1), b, Scalar(-1), r);
   const double bn = norm2(space, b), rn = norm2(space, r);
@@ -49,10 +46,8 @@ double true_relative_residual(const typename Device::execution_space& space,
 }
 
 template <class Scalar, class Device>
-double true_relative_residual(const typename Device::execution_space& space,
-                              const LinearOperator<Scalar, Device>& A,
-                              Kokkos::View<const Scalar*, Device> b,
-                              Kokkos::View<const Scalar*, Device> x) {
+double true_relative_residual(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                              Kokkos::View<const Scalar*, Device> b, Kokkos::View<const Scalar*, Device> x) {
   Kokkos::View<Scalar*, Device> r(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::krylov::true_residual")),
       b.extent(0));

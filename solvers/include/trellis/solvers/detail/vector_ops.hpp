@@ -108,24 +108,39 @@ void axpby_classed(const ExecSpace& space, Scalar a, const X& x, Scalar b, const
   Kokkos::parallel_for(
       "trellis::axpby", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)), KOKKOS_LAMBDA(size_t i) {
         if constexpr (A == 0) {
-          if constexpr (B == 0) y(i) = Scalar(0);
-          else if constexpr (B == -1) y(i) = -y(i);
-          else y(i) = b * y(i);
+          if constexpr (B == 0)
+            y(i) = Scalar(0);
+          else if constexpr (B == -1)
+            y(i) = -y(i);
+          else
+            y(i) = b * y(i);
         } else if constexpr (A == -1) {
-          if constexpr (B == 0) y(i) = -x(i);
-          else if constexpr (B == -1) y(i) = -x(i) - y(i);
-          else if constexpr (B == 1) y(i) = -x(i) + y(i);
-          else y(i) = -x(i) + b * y(i);
+          if constexpr (B == 0)
+            y(i) = -x(i);
+          else if constexpr (B == -1)
+            y(i) = -x(i) - y(i);
+          else if constexpr (B == 1)
+            y(i) = -x(i) + y(i);
+          else
+            y(i) = -x(i) + b * y(i);
         } else if constexpr (A == 1) {
-          if constexpr (B == 0) y(i) = x(i);
-          else if constexpr (B == -1) y(i) = x(i) - y(i);
-          else if constexpr (B == 1) y(i) = x(i) + y(i);
-          else y(i) = x(i) + b * y(i);
+          if constexpr (B == 0)
+            y(i) = x(i);
+          else if constexpr (B == -1)
+            y(i) = x(i) - y(i);
+          else if constexpr (B == 1)
+            y(i) = x(i) + y(i);
+          else
+            y(i) = x(i) + b * y(i);
         } else {
-          if constexpr (B == 0) y(i) = a * x(i);
-          else if constexpr (B == -1) y(i) = a * x(i) - y(i);
-          else if constexpr (B == 1) y(i) = a * x(i) + y(i);
-          else y(i) = a * x(i) + b * y(i);
+          if constexpr (B == 0)
+            y(i) = a * x(i);
+          else if constexpr (B == -1)
+            y(i) = a * x(i) - y(i);
+          else if constexpr (B == 1)
+            y(i) = a * x(i) + y(i);
+          else
+            y(i) = a * x(i) + b * y(i);
         }
       });
 }
@@ -160,9 +175,8 @@ void update(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y, 
   check_same_length("trellis::update", x, z);
   check_same_length("trellis::update", y, z);
   Kokkos::parallel_for(
-      "trellis::update", Kokkos::RangePolicy<ExecSpace>(space, 0, z.extent(0)), KOKKOS_LAMBDA(size_t i) {
-        z(i) = c == Scalar(0) ? a * x(i) + b * y(i) : a * x(i) + b * y(i) + c * z(i);
-      });
+      "trellis::update", Kokkos::RangePolicy<ExecSpace>(space, 0, z.extent(0)),
+      KOKKOS_LAMBDA(size_t i) { z(i) = c == Scalar(0) ? a * x(i) + b * y(i) : a * x(i) + b * y(i) + c * z(i); });
 }
 
 /// y = a x, as a * x(i) for every a: what KokkosBlas::scal computes for

@@ -28,8 +28,10 @@ class DdPreconditioner : public Preconditioner<Scalar, Device> {
   // DomainDecompositionIlu takes no instance yet: its solves run on the
   // default instance.
   void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
-    if (reordered_) dd_->apply_reordered(space, r, z, variant_);
-    else dd_->apply(space, r, z, variant_);
+    if (reordered_)
+      dd_->apply_reordered(space, r, z, variant_);
+    else
+      dd_->apply(space, r, z, variant_);
   }
   void apply_left_on(const execution_space& space, const_vector_type r, vector_type z) const override {
     if (!reordered_) return apply_on(space, r, z);

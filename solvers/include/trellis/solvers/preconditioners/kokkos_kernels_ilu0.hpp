@@ -23,7 +23,8 @@ class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   using exec = typename Device::execution_space;
   using memory = typename Device::memory_space;
-  using handle_type = KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, Scalar, exec, memory, memory>;
+  using handle_type =
+      KokkosKernels::Experimental::KokkosKernelsHandle<offset_t, ordinal_t, Scalar, exec, memory, memory>;
 
   explicit KokkosKernelsIlu0Preconditioner(const GlobalIlu0<Scalar, Device>& ilu)
       : work_("trellis::kk_ilu0::work", ilu.num_rows()) {

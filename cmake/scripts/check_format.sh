@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Checks that every tracked C++ file is formatted as .clang-format says
+# (Debian's clang-format, installed here when missing).
+#   check_format.sh          report files that differ, exit 1 if any
+#   check_format.sh --fix    format them in place
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+if ! command -v clang-format >/dev/null; then
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -q >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-format >&2
+fi
+mapfile -t files < <(git ls-files '*.hpp' '*.cpp')
+if [ "${1:-}" = --fix ]; then
+  clang-format -i "${files[@]}"
+  exit 0
+fi
+bad=0
+for f in "${files[@]}"; do
+  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
+    echo "not formatted: $f (cmake/scripts/check_format.sh --fix)"
+    bad=1
+  fi
+done
+[ $bad = 0 ] && echo "format: ${#files[@]} files formatted as .clang-format says"
+exit $bad
