@@ -84,35 +84,12 @@ TYPED_TEST(GaussSeidelOnBackend, SymmetricSweepsReduceTheLaplacianResidual) {
   }
 }
 
-/// An execution-space instance other than the default where the backend has
-/// one to offer (a CUDA stream), else a copy of the default instance.
-template <class Exec>
-struct SecondInstance {
-  Exec space;
-};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct SecondInstance<Kokkos::Cuda> {
-  cudaStream_t stream = make_stream();
-  Kokkos::Cuda space{stream};
-  ~SecondInstance() {
-    space.fence();
-    cudaStreamDestroy(stream);
-  }
-  static cudaStream_t make_stream() {
-    cudaStream_t s;
-    cudaStreamCreate(&s);
-    return s;
-  }
-};
-#endif
-
 TYPED_TEST(GaussSeidelOnBackend, SweepsOnAnExplicitInstanceEqualTheDefaultBitForBit) {
   using Device = TypeParam;
   using Exec = typename Device::execution_space;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  SecondInstance<Exec> other;  // outlives the smoothers below
+  const test::OwnInstance<Exec> own;  // outlives the smoothers below
   gallery::RandomOptions ropt;
   ropt.min_per_row = 1;
   ropt.max_per_row = 9;
@@ -127,14 +104,14 @@ TYPED_TEST(GaussSeidelOnBackend, SweepsOnAnExplicitInstanceEqualTheDefaultBitFor
     for (TrsvAlgorithm a : algs) {
       SCOPED_TRACE(to_string(a));
       GaussSeidel<double, Device> on_default(dA, a);
-      GaussSeidel<double, Device> on_other(other.space, dA, a);
-      on_other.numeric(other.space, dA);
+      GaussSeidel<double, Device> on_other(own.get(), dA, a);
+      on_other.numeric(own.get(), dA);
       EXPECT_EQ(on_other.in_place(), on_default.in_place());
       auto x1 = device_vector<Device>(x0), x2 = device_vector<Device>(x0);
       on_default.apply(b, x1, SweepDirection::symmetric, 2);
       test::run_with_watchdog("gauss-seidel on an instance", 120, [&] {
-        on_other.apply(other.space, b, x2, SweepDirection::symmetric, 2);
-        other.space.fence();
+        on_other.apply(own.get(), b, x2, SweepDirection::symmetric, 2);
+        own.get().fence();
       });
       const auto h1 = host_vector(x1), h2 = host_vector(x2);
       // The fused (CSR) sweeps are deterministic; the CSC residual form

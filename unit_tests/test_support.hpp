@@ -12,10 +12,15 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "host_vectors.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 namespace trellis::test {
 
@@ -115,6 +120,69 @@ std::vector<double> host_vector(const View& d) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
   return std::vector<double>(h.data(), h.data() + h.extent(0));
 }
+
+/// An instance of Exec other than the default one where the backend has
+/// streams (CUDA, HIP: a stream of its own, destroyed with this object);
+/// elsewhere Kokkos 3.4 has one instance per backend and this is a copy of it.
+template <class Exec>
+class OwnInstance {
+ public:
+  OwnInstance() {}
+  const Exec& get() const { return space_; }
+
+ private:
+  Exec space_;
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+class OwnInstance<Kokkos::Cuda> {
+ public:
+  OwnInstance() : stream_(make_stream()), space_(stream_) {}
+  ~OwnInstance() {
+    space_.fence();
+    space_ = Kokkos::Cuda();  // drop the last reference to the stream's instance
+    cudaStreamDestroy(stream_);
+  }
+  OwnInstance(const OwnInstance&) = delete;
+  OwnInstance& operator=(const OwnInstance&) = delete;
+  const Kokkos::Cuda& get() const { return space_; }
+
+ private:
+  static cudaStream_t make_stream() {
+    cudaStream_t s = nullptr;
+    if (cudaStreamCreate(&s) != cudaSuccess) throw std::runtime_error("cudaStreamCreate failed");
+    return s;
+  }
+  cudaStream_t stream_;
+  Kokkos::Cuda space_;
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP)
+template <>
+class OwnInstance<Kokkos::Experimental::HIP> {
+ public:
+  OwnInstance() : stream_(make_stream()), space_(stream_) {}
+  ~OwnInstance() {
+    space_.fence();
+    space_ = Kokkos::Experimental::HIP();
+    hipStreamDestroy(stream_);
+  }
+  OwnInstance(const OwnInstance&) = delete;
+  OwnInstance& operator=(const OwnInstance&) = delete;
+  const Kokkos::Experimental::HIP& get() const { return space_; }
+
+ private:
+  static hipStream_t make_stream() {
+    hipStream_t s = nullptr;
+    if (hipStreamCreate(&s) != hipSuccess) throw std::runtime_error("hipStreamCreate failed");
+    return s;
+  }
+  hipStream_t stream_;
+  Kokkos::Experimental::HIP space_;
+};
+#endif
 
 }  // namespace trellis::test
 

@@ -167,35 +167,12 @@ TYPED_TEST(TrsvOnBackend, DeterministicVariantsAreBitReproducible) {
   }
 }
 
-/// An execution-space instance other than the default where the backend has
-/// one to offer (a CUDA stream), else a copy of the default instance.
-template <class Exec>
-struct SecondInstance {
-  Exec space;
-};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct SecondInstance<Kokkos::Cuda> {
-  cudaStream_t stream = make_stream();
-  Kokkos::Cuda space{stream};
-  ~SecondInstance() {
-    space.fence();
-    cudaStreamDestroy(stream);
-  }
-  static cudaStream_t make_stream() {
-    cudaStream_t s;
-    cudaStreamCreate(&s);
-    return s;
-  }
-};
-#endif
-
 TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
   using Device = TypeParam;
   using Exec = typename Device::execution_space;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  SecondInstance<Exec> other;                                        // outlives the solvers below
+  const test::OwnInstance<Exec> own;                                 // outlives the solvers below
   const HostCsr A = gallery::convection_diffusion3d(11, 9, 8, 5.0);  // nonsymmetric
   const ordinal_t n = A.num_rows;
   const auto dA = to_device<Device>(A);
@@ -210,21 +187,21 @@ TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
       opt.triangle = tri;
       opt.algorithm = a;
       TriangularSolver<double, Device> on_default(dA, opt);
-      TriangularSolver<double, Device> on_other(other.space, dA, opt);
+      TriangularSolver<double, Device> on_other(own.get(), dA, opt);
       EXPECT_EQ(on_other.algorithm(), a);
       EXPECT_EQ(on_other.levels().num_levels, on_default.levels().num_levels);
       for (bool separate : {false, true}) {
         if (separate) {
           on_default.numeric(dA, diag);
-          on_other.numeric(other.space, dA, diag);
+          on_other.numeric(own.get(), dA, diag);
         }
         Kokkos::View<double*, Device> x1("x1", n), x2("x2", n);
         Kokkos::deep_copy(x2, std::nan(""));
         on_default.solve(b, x1);
         test::run_with_watchdog("solve on an instance", 120, [&] {
-          on_other.solve(other.space, b, x2);
-          on_other.solve(other.space, b, x2);  // flags and tickets reused
-          other.space.fence();
+          on_other.solve(own.get(), b, x2);
+          on_other.solve(own.get(), b, x2);  // flags and tickets reused
+          own.get().fence();
         });
         // The CSC variants accumulate with atomics: equal to rounding only.
         const auto h1 = host_vector(x1);
@@ -237,8 +214,8 @@ TYPED_TEST(TrsvOnBackend, SolveOnAnExplicitInstanceEqualsTheDefaultBitForBit) {
         expect_same(host_vector(x2));
         // In place (b and x the same View) on the instance.
         auto x3 = device_vector<Device>(host_vector(b));
-        on_other.solve(other.space, x3, x3);
-        other.space.fence();
+        on_other.solve(own.get(), x3, x3);
+        own.get().fence();
         expect_same(host_vector(x3));
       }
     }

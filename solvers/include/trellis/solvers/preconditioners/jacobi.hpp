@@ -32,6 +32,16 @@ ordinal_t invert_diagonal(const CsrMatrix<Scalar, Device>& A, Kokkos::View<Scala
       Kokkos::Min<ordinal_t>(bad));
   return bad;
 }
+
+/// z(i) = inv(i) r(i). (A free function: CUDA lambdas may not live in
+/// protected members.)
+template <class Scalar, class Device>
+void scale_by(const typename Device::execution_space& space, Kokkos::View<const Scalar*, Device> inv,
+              Kokkos::View<const Scalar*, Device> r, Kokkos::View<Scalar*, Device> z) {
+  Kokkos::parallel_for(
+      "trellis::jacobi::apply", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, r.extent(0)),
+      KOKKOS_LAMBDA(size_t i) { z(i) = inv(i) * r(i); });
+}
 }  // namespace detail
 
 /// M = diag(A). A zero, missing or non-finite diagonal entry is a
@@ -50,11 +60,7 @@ class JacobiPreconditioner : public Preconditioner<Scalar, Device> {
 
  protected:
   void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
-    using policy = Kokkos::RangePolicy<execution_space>;
-    auto inv = inv_diag_;
-    Kokkos::parallel_for(
-        "trellis::jacobi::apply", policy(space, 0, ordinal_t(r.extent(0))),
-        KOKKOS_LAMBDA(ordinal_t i) { z(i) = inv(i) * r(i); });
+    detail::scale_by<Scalar, Device>(space, inv_diag_, r, z);
   }
 
  private:
