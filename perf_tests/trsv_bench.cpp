@@ -271,7 +271,10 @@ class TrellisRunner : public TriangleRunner {
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
-    return std::string(to_string(solver_.algorithm())) + ": " + solver_.choice_reason();
+    std::string d = std::string(to_string(solver_.algorithm())) + ": " + solver_.choice_reason();
+    const TileReport tiles = solver_.tile_report();
+    if (tiles.tile_rows) d += "; " + tiles.describe();
+    return d;
   }
 
  private:
@@ -349,6 +352,8 @@ std::string short_label(TrsvAlgorithm a) {
     case TrsvAlgorithm::elmr_value: return "ELMR-V";
     case TrsvAlgorithm::elmc: return "ELMC";
     case TrsvAlgorithm::syncfree_naive: return "GSF";
+    case TrsvAlgorithm::tile_levelset: return "TILE-LS";
+    case TrsvAlgorithm::tile_syncfree: return "TILE-SF";
     case TrsvAlgorithm::automatic: return "AUTO";
   }
   return to_string(a);
@@ -713,17 +718,56 @@ std::string solver_cell(const ProblemResult& p, const std::string& label) {
   return "-";
 }
 
+/// Median solve seconds (lower + upper) of a label on a problem, or NaN.
+double pair_seconds(const ProblemResult& p, const std::string& label) {
+  for (const auto& s : p.solvers)
+    if (s.label == label && std::string(s.status()) == "ok") return s.lower.time.median + s.upper.time.median;
+  return not_a_number;
+}
+
+/// The fastest Trellis algorithm on a problem other than AUTO (label), or "".
+std::string fastest_trellis(const ProblemResult& p) {
+  std::string best;
+  double best_t = not_a_number;
+  for (const auto& s : p.solvers)
+    if (s.family == "trellis" && s.label != "AUTO" && std::string(s.status()) == "ok" &&
+        !(s.lower.time.median + s.upper.time.median >= best_t))
+      best_t = s.lower.time.median + s.upper.time.median, best = s.label;
+  return best;
+}
+
+/// The tiled family's preprocessing against one solve (seed 004, Fig. 9):
+/// setup (analysis and tiles, fenced) / one solve, lower + upper.
+void print_preprocessing_table(const std::vector<ProblemResult>& results) {
+  std::printf("\nTiled preprocessing / one solve (setup of lower+upper over their solve times)\n%-22s", "problem");
+  std::printf(" %10s %10s\n", "TILE-LS", "TILE-SF");
+  for (const auto& p : results) {
+    if (!p.skipped.empty() || !p.error.empty()) continue;
+    std::printf("%-22s", short_name(p.name).c_str());
+    for (const char* label : {"TILE-LS", "TILE-SF"}) {
+      double ratio = not_a_number;
+      for (const auto& s : p.solvers)
+        if (s.label == label && s.error.empty())
+          ratio = (s.lower.setup_seconds + s.upper.setup_seconds) / (s.lower.time.median + s.upper.time.median);
+      std::printf(" %10s", cell(ratio).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 /// The main table, printed last: per problem, GFLOP/s of each solver on the
-/// lower+upper pair and the two ratios; then their geometric means.
+/// lower+upper pair and the ratios (time of cuSPARSE or KK-TP1 over ours);
+/// then their geometric means.
 void print_main_table(const std::vector<ProblemResult>& results, const std::vector<SolverSpec>& solvers,
                       double copy_gbs) {
   std::printf("\n== trsv_bench on %s; copy bandwidth %.1f GB/s ==\n", bench::device_name().c_str(), copy_gbs);
   std::printf(
-      "trsv GFLOP/s of the lower+upper pair: 2*(nnzL+nnzU)/(tL+tU); ratios use the best ELM (ELMR, ELMR-V, ELMC)\n");
+      "trsv GFLOP/s of the lower+upper pair: 2*(nnzL+nnzU)/(tL+tU); ELM = best of ELMR, ELMR-V, ELMC;\n"
+      "TLS = TILE-LS; AUTO/best = AUTO's speed over the fastest other Trellis algorithm (named)\n");
   std::printf("%-22s %10s %7s", "problem", "nnz", "lev(L)");
   for (const auto& s : solvers) std::printf(" %*s", column_width(s), s.label.c_str());
-  std::printf(" %9s %9s\n", "ELM/cuSP", "ELM/TP1");
-  std::vector<double> vs_cusparse, vs_tp1;
+  std::printf(" %9s %9s %9s %9s %9s  %s\n", "ELM/cuSP", "ELM/TP1", "TLS/cuSP", "AUTO/cuSP", "AUTO/best", "fastest");
+  std::vector<double> vs_cusparse, vs_tp1, tls_cusparse, tls_deep, auto_cusparse, auto_best;
   for (const auto& p : results) {
     std::printf("%-22s", short_name(p.name).c_str());
     if (!p.skipped.empty() || !p.error.empty()) {
@@ -733,13 +777,25 @@ void print_main_table(const std::vector<ProblemResult>& results, const std::vect
     }
     std::printf(" %10d %7d", p.nnz, p.levels_lower);
     for (const auto& s : solvers) std::printf(" %*s", column_width(s), solver_cell(p, s.label).c_str());
-    const double elm = best_elm(p);
-    vs_cusparse.push_back(elm / gflops_of(p, "cuSPARSE"));
+    const double elm = best_elm(p), cusp = gflops_of(p, "cuSPARSE");
+    vs_cusparse.push_back(elm / cusp);
     vs_tp1.push_back(elm / gflops_of(p, "KK-TP1"));
-    std::printf(" %9s %9s\n", cell(vs_cusparse.back()).c_str(), cell(vs_tp1.back()).c_str());
+    tls_cusparse.push_back(gflops_of(p, "TILE-LS") / cusp);
+    if (p.levels_lower > 1000) tls_deep.push_back(tls_cusparse.back());
+    auto_cusparse.push_back(gflops_of(p, "AUTO") / cusp);
+    const std::string fastest = fastest_trellis(p);
+    auto_best.push_back(fastest.empty() ? not_a_number : pair_seconds(p, fastest) / pair_seconds(p, "AUTO"));
+    std::printf(" %9s %9s %9s %9s %9s  %s\n", cell(vs_cusparse.back()).c_str(), cell(vs_tp1.back()).c_str(),
+                cell(tls_cusparse.back()).c_str(), cell(auto_cusparse.back()).c_str(), cell(auto_best.back()).c_str(),
+                fastest.c_str());
   }
   std::printf("geomean best ELM/cuSPARSE = %s   best ELM/KK-TP1 = %s\n",
               cell(bench::geometric_mean(vs_cusparse)).c_str(), cell(bench::geometric_mean(vs_tp1)).c_str());
+  std::printf(
+      "geomean TILE-LS/cuSPARSE = %s (more than 1000 levels: %s over %zu)   AUTO/cuSPARSE = %s   "
+      "AUTO/fastest = %s\n",
+      cell(bench::geometric_mean(tls_cusparse)).c_str(), cell(bench::geometric_mean(tls_deep)).c_str(), tls_deep.size(),
+      cell(bench::geometric_mean(auto_cusparse)).c_str(), cell(bench::geometric_mean(auto_best)).c_str());
 }
 
 /// Counts of WRONG results and errors over all problems.
@@ -814,6 +870,7 @@ int run(const Options& o) {
   }
   bench::write_text_file(o.json_path, results_json(results, o, copy_gbs, true));
   print_gs_table(results, o);
+  print_preprocessing_table(results);
   print_main_table(results, solvers, copy_gbs);
   const auto [wrong, errors] = count_failures(results);
   std::printf(

@@ -299,7 +299,8 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
     SCOPED_TRACE(name);
     const HostCsr U = transpose(L);
     for (TrsvAlgorithm a :
-         {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive}) {
+         {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive,
+          TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }

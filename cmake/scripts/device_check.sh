@@ -7,6 +7,7 @@
 #   bash cmake/scripts/device_check.sh bench ARGS...     trsv_bench with ARGS only
 #   bash cmake/scripts/device_check.sh run 'COMMANDS'   a shell command line after the build, in
 #       perf_tests/ of the build ($OUT and TRELLIS_MATRICES set), output to run.log
+#   bash cmake/scripts/device_check.sh unit+run 'COMMANDS'   the unit tests, then as run
 #   bash cmake/scripts/device_check.sh profile KERNEL_REGEX SKIP PROGRAM ARGS...
 #       ncu (clocks left alone) on one launch of the kernel whose demangled
 #       name matches KERNEL_REGEX, after SKIP matching launches, of
@@ -104,6 +105,7 @@ case "$what" in
   bench) step bench bench || rc=1; tail -40 "$out/bench.log" ;;
   profile) step profile profile || rc=1; tail -40 "$out/profile.log" ;;
   run) step run run_commands || rc=1; tail -60 "$out/run.log" ;;
+  unit+run) step unit unit || rc=1; step run run_commands || rc=1; tail -60 "$out/run.log" ;;
   all) step unit unit || rc=1; step perf perf || rc=1 ;;
 esac
 grep -E "tests passed|tests failed" "$out/unit.log" 2>/dev/null | tail -1 | sed 's/^/unit: /' >&2 || true

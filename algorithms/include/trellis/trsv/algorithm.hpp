@@ -11,6 +11,8 @@ enum class TrsvAlgorithm {
   elmr_value,      // ELMR with x as its own ready flag (sentinel value, no fences)
   elmc,            // ELMC: element scheduling on CSC, dependency counters, level-ordered
   syncfree_naive,  // GSF: CSC counters, unknown i on warp i, whole warp spinning (baseline)
+  tile_levelset,   // TileSpTRSV level-set (seed 004): 16x16 tiles, a launch per tile level
+  tile_syncfree,   // TileSpTRSV sync-free (seed 004): a warp per tile column, tile counters
   automatic,       // chosen from the analysis; the solver reports which
 };
 
@@ -24,19 +26,24 @@ struct NameTable<TrsvAlgorithm> {
       {TrsvAlgorithm::elmr_value, "elmr-value"},
       {TrsvAlgorithm::elmc, "elmc"},
       {TrsvAlgorithm::syncfree_naive, "syncfree-naive"},
+      {TrsvAlgorithm::tile_levelset, "tile-levelset"},
+      {TrsvAlgorithm::tile_syncfree, "tile-syncfree"},
       {TrsvAlgorithm::automatic, "auto"},
   };
 };
 
 /// Every concrete algorithm (not `automatic`), for tests and benchmarks.
-inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {TrsvAlgorithm::levelset_csr, TrsvAlgorithm::levelset_csc,
-                                                        TrsvAlgorithm::elmr,         TrsvAlgorithm::elmr_value,
-                                                        TrsvAlgorithm::elmc,         TrsvAlgorithm::syncfree_naive};
+inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {TrsvAlgorithm::levelset_csr,  TrsvAlgorithm::levelset_csc,
+                                                        TrsvAlgorithm::elmr,          TrsvAlgorithm::elmr_value,
+                                                        TrsvAlgorithm::elmc,          TrsvAlgorithm::syncfree_naive,
+                                                        TrsvAlgorithm::tile_levelset, TrsvAlgorithm::tile_syncfree};
 
 /// Whether an algorithm's result is bit-reproducible run to run. The CSC
-/// variants accumulate with atomics in a schedule-dependent order: not.
+/// variants and tile-syncfree accumulate with atomics in a schedule-dependent
+/// order: not.
 inline bool is_deterministic(TrsvAlgorithm a) {
-  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value;
+  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
+         a == TrsvAlgorithm::tile_levelset;
 }
 
 }  // namespace trellis

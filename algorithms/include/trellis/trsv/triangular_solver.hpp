@@ -22,6 +22,7 @@
 #include "trellis/core/triangle.hpp"
 #include "trellis/trsv/algorithm.hpp"
 #include "trellis/trsv/detail/solve_plans.hpp"
+#include "trellis/trsv/tile_options.hpp"
 
 namespace trellis {
 
@@ -29,6 +30,7 @@ struct TrsvOptions {
   Triangle triangle = Triangle::lower;
   bool unit_diagonal = false;  // D = I; stored diagonal entries are ignored
   TrsvAlgorithm algorithm = TrsvAlgorithm::automatic;
+  TileOptions tile;  // the tiled family's format thresholds (tile_options.hpp)
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -69,6 +71,9 @@ class TriangularSolver {
   /// Stored entries of the strict triangle (the work of one solve is
   /// 2 * (nnz_strict + n) flops).
   offset_t nnz_strict() const { return plans_.factor.nnz_strict; }
+  /// The tiled family's analysis (tiles, formats, memory); empty for the
+  /// other families.
+  TileReport tile_report() const { return plans_.tile ? plans_.tile->report : TileReport{}; }
 
  private:
   TrsvOptions options_;

@@ -38,7 +38,7 @@ bool pattern_is_symmetric(const typename Device::execution_space& space, const C
 
 inline bool is_csr_algorithm(TrsvAlgorithm a) {
   return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
-         a == TrsvAlgorithm::automatic;
+         a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::tile_syncfree || a == TrsvAlgorithm::automatic;
 }
 
 }  // namespace detail
@@ -71,8 +71,8 @@ void GaussSeidel<Scalar, Device>::numeric(const matrix_type& A) {
 
 template <class Scalar, class Device>
 void GaussSeidel<Scalar, Device>::numeric(const execution_space& space, const matrix_type& A) {
-  detail::load_factor_values(space, lower_.factor, A, const_vector_type());
-  detail::load_factor_values(space, upper_.factor, A, const_vector_type());
+  detail::load_values(space, lower_, A, const_vector_type());
+  detail::load_values(space, upper_, A, const_vector_type());
   A_ = A;
 }
 

@@ -30,22 +30,23 @@ KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
   return t;
 }
 
-/// Launches body(member, position) on one vector group per unknown. Tickets
-/// are taken per team (one atomic per block, not per warp) and a team's vector
-/// groups take consecutive positions: a team only waits on positions before
-/// its own, held by teams that started earlier or by its own co-resident
-/// groups, never by a team that may not have started.
-template <class Exec, class Scalar, class Device, class Body>
-void for_each_ticket(const Exec& space, const ElementPlan<Scalar, Device>& plan, ordinal_t n, const char* label,
-                     int vector_width, const Body& body) {
+/// Launches body(member, position) on one vector group per position
+/// 0..n-1. Tickets are taken per team (one atomic per block, not per warp)
+/// and a team's vector groups take consecutive positions: a team only waits
+/// on positions before its own, held by teams that started earlier or by its
+/// own co-resident groups, never by a team that may not have started.
+/// scratch_bytes: level-0 team scratch for the body.
+template <class Exec, class TicketView, class Body>
+void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, const char* label, int vector_width,
+                     const Body& body, size_t scratch_bytes = 0) {
   using team_policy = Kokkos::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   if (n == 0) return;
   const int team = rows_per_team<Exec>(vector_width);
   const int league = (n + team - 1) / team;
-  const auto ticket = plan.ticket;
   Kokkos::parallel_for(
-      label, team_policy(space, league, team, vector_width), KOKKOS_LAMBDA(const member_type& m) {
+      label, team_policy(space, league, team, vector_width).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+      KOKKOS_LAMBDA(const member_type& m) {
         int block = 0;
         Kokkos::single(
             Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, league); }, block);
@@ -69,7 +70,7 @@ void elmr_solve(const typename Device::execution_space& space, const TriangularF
   const auto order = plan.order;
   const auto ready = plan.ready;
   for_each_ticket(
-      space, plan, factor.n, "trellis::trsv::elmr", max_vector_width<exec>(),
+      space, plan.ticket, factor.n, "trellis::trsv::elmr", max_vector_width<exec>(),
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t i = order(t);
         const offset_t k0 = rows.row_map(i), k1 = rows.row_map(i + 1);
@@ -131,7 +132,7 @@ void elmc_solve(const typename Device::execution_space& space, const TriangularF
   const auto counters = plan.counters;
   const auto deps = plan.deps;
   for_each_ticket(
-      space, plan, factor.n, "trellis::trsv::elmc", max_vector_width<exec>(),
+      space, plan.ticket, factor.n, "trellis::trsv::elmc", max_vector_width<exec>(),
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t j = order(t);
         Scalar xj = 0;
@@ -167,7 +168,7 @@ void syncfree_naive_solve(const typename Device::execution_space& space, const T
   const bool lower = factor.triangle == Triangle::lower;
   const ordinal_t n = factor.n;
   for_each_ticket(
-      space, plan, n, "trellis::trsv::syncfree_naive", max_vector_width<exec>(),
+      space, plan.ticket, n, "trellis::trsv::syncfree_naive", max_vector_width<exec>(),
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t j = lower ? t : n - 1 - t;
         const int target = epoch * deps(j);

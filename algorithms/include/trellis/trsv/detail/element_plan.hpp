@@ -59,17 +59,21 @@ ElementPlan<Scalar, Device> build_element_plan(const typename Device::execution_
   return p;
 }
 
-/// Next solve number; resets flags and counters before the counters
-/// (epoch * dependencies) could overflow.
+/// Next solve number of an epoch-counted plan; first zeroes the flag and
+/// counter Views before a counter (epoch * max_deps) could overflow.
+template <class Exec, class... Flags>
+int advance_epoch(const Exec& space, int& epoch, int max_deps, const Flags&... flags) {
+  const int limit = INT_MAX / std::max(1, max_deps) - 1;
+  if (epoch >= limit) {
+    (Kokkos::deep_copy(space, flags, 0), ...);
+    epoch = 0;
+  }
+  return ++epoch;
+}
+
 template <class Scalar, class Device>
 int next_epoch(const typename Device::execution_space& space, ElementPlan<Scalar, Device>& p) {
-  const int limit = INT_MAX / std::max(1, p.max_deps) - 1;
-  if (p.epoch >= limit) {
-    Kokkos::deep_copy(space, p.ready, 0);
-    Kokkos::deep_copy(space, p.counters, 0);
-    p.epoch = 0;
-  }
-  return ++p.epoch;
+  return advance_epoch(space, p.epoch, p.max_deps, p.ready, p.counters);
 }
 
 }  // namespace trellis::detail

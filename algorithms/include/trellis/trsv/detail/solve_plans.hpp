@@ -1,7 +1,7 @@
 #pragma once
 // What a triangular solve holds after analysis: the factor, its level sets,
 // and one analysis plan per family, only the chosen algorithm's built. A new
-// family (tiled) adds its plan here and its cases to the dispatch in
+// family adds its plan here and its cases to the dispatch in
 // triangular_solver_impl.hpp.
 #include <optional>
 
@@ -10,6 +10,7 @@
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 #include "trellis/trsv/detail/levelset_plan.hpp"
+#include "trellis/trsv/detail/tile_plan.hpp"
 
 namespace trellis::detail {
 
@@ -22,6 +23,7 @@ struct SolvePlans {
   LevelSets<Device> levels;
   std::optional<LevelSetPlan<Device>> levelset;
   std::optional<ElementPlan<Scalar, Device>> element;
+  std::optional<TilePlan<Scalar, Device>> tile;
 };
 
 }  // namespace trellis::detail

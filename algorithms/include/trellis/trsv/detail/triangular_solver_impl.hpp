@@ -1,6 +1,6 @@
 #pragma once
 // TriangularSolver: analysis, numeric update, and the dispatch from an
-// algorithm to its family's plan and kernel. A new family (tiled) adds an
+// algorithm to its family's plan and kernel. A new family adds an
 // enumerator, a plan in SolvePlans, and one case to each switch below.
 #include <Kokkos_Timer.hpp>
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include "trellis/core/errors.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
+#include "trellis/trsv/detail/tile_kernels.hpp"
 #include "trellis/trsv/detail/value_flag_kernels.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
 
@@ -15,7 +16,7 @@ namespace trellis {
 
 namespace detail {
 
-enum class TrsvFamily { levelset, element };
+enum class TrsvFamily { levelset, element, tile };
 
 inline TrsvFamily family_of(TrsvAlgorithm a) {
   switch (a) {
@@ -25,6 +26,8 @@ inline TrsvFamily family_of(TrsvAlgorithm a) {
     case TrsvAlgorithm::elmr_value:
     case TrsvAlgorithm::elmc:
     case TrsvAlgorithm::syncfree_naive: return TrsvFamily::element;
+    case TrsvAlgorithm::tile_levelset:
+    case TrsvAlgorithm::tile_syncfree: return TrsvFamily::tile;
     case TrsvAlgorithm::automatic: break;
   }
   throw Error("trsv: algorithm not resolved to a family");
@@ -35,9 +38,13 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them); on GPUs elmr-value, the fastest Trellis algorithm
-/// on every problem of the H100 suite, few-level ones included
-/// (perf_tests/RESULTS.md).
+/// spinning wastes them). On GPUs, from the rows per level: thin levels
+/// (at most tile_rows_per_level_max rows on average, so that a 16-row tile
+/// spans several levels and one tile step replaces several level steps)
+/// take tile-levelset, the others elmr-value (perf_tests/RESULTS.md has
+/// the table behind the threshold).
+inline constexpr double tile_rows_per_level_max = 32;
+
 template <class Exec, class Levels>
 TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   char buf[160];
@@ -45,17 +52,18 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average", host ? "host" : "GPU",
                 levels.num_levels, levels.avg_parallelism());
   reason = buf;
-  return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
+  if (host) return TrsvAlgorithm::levelset_csr;
+  return levels.avg_parallelism() <= tile_rows_per_level_max ? TrsvAlgorithm::tile_levelset : TrsvAlgorithm::elmr_value;
 }
 
 /// Symbolic phase for `requested` (automatic: chosen from the levels, the
 /// reason written to `reason`). The CSC copy is built when the requested
-/// algorithm needs it; `automatic` only ever picks CSR algorithms.
+/// algorithm needs it; `automatic` only ever picks algorithms without it.
 /// keep_other: keep the opposite triangle (Gauss-Seidel).
 template <class Scalar, class Device>
 SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& T,
                                    Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
-                                   std::string& reason) {
+                                   std::string& reason, const TileOptions& tile_options = TileOptions()) {
   using exec = typename Device::execution_space;
   SolvePlans<Scalar, Device> s;
   s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
@@ -69,8 +77,18 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
   switch (family_of(s.algorithm)) {
     case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
     case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
+    case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
   }
   return s;
+}
+
+/// Numeric phase of every plan: the factor's values (D from `diagonal` when
+/// given), then the tiles' copy of them.
+template <class Scalar, class Device>
+void load_values(const typename Device::execution_space& space, SolvePlans<Scalar, Device>& s,
+                 const CsrMatrix<Scalar, Device>& T, Kokkos::View<const Scalar*, Device> diagonal) {
+  load_factor_values(space, s.factor, T, diagonal);
+  if (s.tile) load_tile_values(space, *s.tile, s.factor);
 }
 
 /// Runs one solve. x_old is Gauss-Seidel's x_k for factors that keep the
@@ -87,6 +105,8 @@ void run_solve(const typename Device::execution_space& space, SolvePlans<Scalar,
     case TrsvAlgorithm::elmr_value: elmr_value_solve(space, f, *s.element, b, x, x_old); break;
     case TrsvAlgorithm::elmc: elmc_solve(space, f, *s.element, b, x); break;
     case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(space, f, *s.element, b, x); break;
+    case TrsvAlgorithm::tile_levelset: tile_levelset_solve(space, f, *s.tile, b, x, x_old); break;
+    case TrsvAlgorithm::tile_syncfree: tile_syncfree_solve(space, f, *s.tile, b, x, x_old); break;
     case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");
   }
 }
@@ -104,7 +124,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
-                           /*keep_other=*/false, reason_);
+                           /*keep_other=*/false, reason_, options.tile);
   space.fence();
   analysis_seconds_ = timer.seconds();
   numeric(space, T);
@@ -117,7 +137,7 @@ void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T) {
 
 template <class Scalar, class Device>
 void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, const matrix_type& T) {
-  detail::load_factor_values(space, plans_.factor, T, const_vector_type());
+  detail::load_values(space, plans_, T, const_vector_type());
 }
 
 template <class Scalar, class Device>
@@ -130,7 +150,7 @@ void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, con
                                                const_vector_type diagonal) {
   if (!diagonal.data() && plans_.factor.n > 0)
     throw StructureError("triangular solve: numeric() got an empty diagonal");
-  detail::load_factor_values(space, plans_.factor, T, diagonal);
+  detail::load_values(space, plans_, T, diagonal);
 }
 
 template <class Scalar, class Device>

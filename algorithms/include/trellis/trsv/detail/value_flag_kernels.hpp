@@ -99,7 +99,7 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     const auto order = plan.order;
     using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
     for_each_ticket(
-        space, plan, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
+        space, plan.ticket, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
         KOKKOS_LAMBDA(const member_type& m, int t) {
           const ordinal_t i = order(t);
           Scalar sum = other_part(m, other, i, x_old), tri = 0;

@@ -1,0 +1,81 @@
+#pragma once
+// The tiled triangular solves (seed 004, Lu & Liu, TileSpTRSV): tile formats,
+// the thresholds of the format selection tree, and what the analysis reports.
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "trellis/core/name_table.hpp"
+
+namespace trellis {
+
+/// Storage of one 16x16 tile (seed 004, section 3.2). Off-diagonal tiles
+/// take one of the first seven; a diagonal tile is `dia` when it holds no
+/// entry besides the diagonal, else `csr`.
+enum class TileFormat : unsigned char { csr, coo, ell, hyb, dns, dns_row, dns_col, dia };
+
+template <>
+struct NameTable<TileFormat> {
+  static constexpr const char* what = "tile format";
+  static constexpr NameEntry<TileFormat> entries[] = {
+      {TileFormat::csr, "csr"},         {TileFormat::coo, "coo"}, {TileFormat::ell, "ell"},
+      {TileFormat::hyb, "hyb"},         {TileFormat::dns, "dns"}, {TileFormat::dns_row, "dns-row"},
+      {TileFormat::dns_col, "dns-col"}, {TileFormat::dia, "dia"},
+  };
+};
+
+inline constexpr int tile_size = 16;  // rows and columns of a tile (8-bit in-tile positions)
+inline constexpr int num_tile_formats = 8;
+
+/// How the analysis picks an off-diagonal tile's format (seed 004 section
+/// 3.3, TileSpMV's selection tree), first match wins:
+///   1. nnz >= dense_fraction * 256                 dns
+///   2. every non-empty row is full                 dns-row
+///   3. every non-empty column is full              dns-col
+///   4. nnz <= coo_max_nnz                          coo
+///   5. 16 * longest row <= ell_max_padding * nnz   ell
+///   6. rows longer than w = ceil(nnz / 16) hold at most hyb_max_overflow * nnz
+///      entries                                     hyb (ELL of width w + COO)
+///   7. otherwise                                   csr
+/// `force` (tests, experiments) stores every off-diagonal tile in one format.
+struct TileOptions {
+  double dense_fraction = 0.5;
+  int coo_max_nnz = 12;
+  double ell_max_padding = 1.5;
+  double hyb_max_overflow = 0.25;
+  bool force_format = false;
+  TileFormat force = TileFormat::csr;
+  /// tile-levelset's diagonal-tile kernel: one lane per tile (thread level)
+  /// when the tile rows per level reach the threshold, else the tile's rows
+  /// on the lanes of a vector group (warp level). The paper's rule is
+  /// "GPU cores = 8 x thre"; 0 takes it from the backend: the resident
+  /// threads (Kokkos' concurrency()) / 128, which on an H100 is its 16,896
+  /// CUDA cores / 8 = 2,112. Host backends always run thread level.
+  int warp_level_threshold = 0;
+};
+
+/// What the tiled analysis built.
+struct TileReport {
+  int tile_rows = 0;                                       // ceil(n / 16)
+  long long offdiag_tiles = 0;                             // off-diagonal tiles stored
+  int tile_levels = 0;                                     // levels of the tile-row dependency graph
+  double tile_parallelism = 0;                             // tile rows per tile level on average
+  bool warp_level = false;                                 // tile-levelset's diagonal kernel
+  std::array<long long, num_tile_formats> format_count{};  // tiles per TileFormat
+  std::size_t tile_bytes = 0;                              // the tiled storage (both levels, values included)
+  std::size_t csr_bytes = 0;                               // the same triangle in CSR (32-bit indices)
+  double analysis_seconds = 0;                             // the tiled part of the analysis
+  std::string describe() const;
+};
+
+inline std::string TileReport::describe() const {
+  std::string s = std::to_string(tile_rows) + " tile rows, " + std::to_string(offdiag_tiles) + " off-diagonal tiles, " +
+                  std::to_string(tile_levels) + " tile levels (" + std::to_string(tile_parallelism).substr(0, 6) +
+                  " tile rows/level), " + (warp_level ? "warp-level" : "thread-level") + " diagonal tiles; formats:";
+  for (int f = 0; f < num_tile_formats; ++f)
+    if (format_count[f]) s += std::string(" ") + to_string(TileFormat(f)) + "=" + std::to_string(format_count[f]);
+  s += "; memory " + std::to_string(tile_bytes) + " B against " + std::to_string(csr_bytes) + " B in CSR";
+  return s;
+}
+
+}  // namespace trellis
