@@ -107,7 +107,7 @@ void axpby_classed(const ExecSpace& space, Scalar a, const X& x, Scalar b, const
   if constexpr (A == 0 && B == 1) return;  // y = y
   Kokkos::parallel_for(
       "trellis::axpby", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)), KOKKOS_LAMBDA(size_t i) {
-        (void)a, (void)b, (void)x;  // captured here: nvcc rejects a first capture inside `if constexpr`
+        (void)a, (void)b, (void)x, (void)y;  // captured here: nvcc rejects a first capture in `if constexpr`
         if constexpr (A == 0) {
           if constexpr (B == 0)
             y(i) = Scalar(0);
