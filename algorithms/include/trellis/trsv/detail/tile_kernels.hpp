@@ -189,10 +189,9 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
   };
   for (const LevelLaunch& launch : p.launches) {
     const int V = launch.vector_width;
-    const int team = rows_per_team<exec>(V);
-    const size_t bytes = scratch::shmem_size(size_t(team) * tile_size);
-    const auto policy = team_policy(space, 1, team, V).set_scratch_size(0, Kokkos::PerTeam(bytes));
     if (!launch.chained) {
+      const int team = rows_per_team<exec>(V);
+      const size_t bytes = scratch::shmem_size(size_t(team) * tile_size);
       const offset_t p0 = p.levels.level_ptr_host(launch.first_level);
       const offset_t p1 = p.levels.level_ptr_host(launch.first_level + 1);
       const int league = int((p1 - p0 + team - 1) / team);
@@ -206,16 +205,22 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
           });
     } else {
       const ordinal_t l0 = launch.first_level, l1 = launch.last_level;
-      Kokkos::parallel_for(
-          "trellis::trsv::tile_levelset_chain", policy, KOKKOS_LAMBDA(const member_type& m) {
-            const scratch xs = group_scratch<scratch>(m);
-            for (ordinal_t l = l0; l < l1; ++l) {
-              // Each vector group takes whole tile rows of the level.
-              for (offset_t q = level_ptr(l) + m.team_rank(); q < level_ptr(l + 1); q += m.team_size())
-                tile_row(m, xs, level_rows(q));
-              m.team_barrier();
-            }
-          });
+      const auto chain = KOKKOS_LAMBDA(const member_type& m) {
+        const scratch xs = group_scratch<scratch>(m);
+        for (ordinal_t l = l0; l < l1; ++l) {
+          // Each vector group takes whole tile rows of the level.
+          for (offset_t q = level_ptr(l) + m.team_rank(); q < level_ptr(l + 1); q += m.team_size())
+            tile_row(m, xs, level_rows(q));
+          m.team_barrier();
+        }
+      };
+      // As many groups as a chained level may have rows, if the registers allow.
+      const size_t bytes = scratch::shmem_size(size_t(tile_chain_rows<exec>()) * tile_size);
+      auto policy = team_policy(space, 1, 1, V).set_scratch_size(0, Kokkos::PerTeam(bytes));
+      const int team =
+          std::max(1, std::min(tile_chain_rows<exec>(), policy.team_size_max(chain, Kokkos::ParallelForTag())));
+      Kokkos::parallel_for("trellis::trsv::tile_levelset_chain",
+                           team_policy(space, 1, team, V).set_scratch_size(0, Kokkos::PerTeam(bytes)), chain);
     }
   }
 }

@@ -76,6 +76,14 @@ int tile_vector_width() {
   return std::min(tile_size, max_vector_width<Exec>());
 }
 
+/// Tile rows a chained tile level may have: a GPU chain runs in one team
+/// of up to 64 vector groups (1024 threads, fewer if the kernel's registers
+/// do not allow it; a group then takes several tile rows of a level).
+template <class Exec>
+int tile_chain_rows() {
+  return is_host_space<Exec>() ? chain_rows<Exec>(1) : 64;
+}
+
 /// The selection tree of TileOptions for one off-diagonal tile whose
 /// entries (row-major, key = r * 16 + c) are keys[e0, e1). Writes the format,
 /// its parameter and the value / index counts.
@@ -411,7 +419,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // per level against the paper's threshold (TileOptions).
   const int V = tile_vector_width<exec>();
   for (ordinal_t l = 0; l < p.levels.num_levels; ++l) {
-    const bool small = p.levels.rows_in_level(l) <= chain_rows<exec>(V);
+    const bool small = p.levels.rows_in_level(l) <= tile_chain_rows<exec>();
     if (small && !p.launches.empty() && p.launches.back().chained)
       p.launches.back().last_level = l + 1;
     else
