@@ -72,6 +72,7 @@ struct Options {
   int kk_chain_threshold = host_device ? 1 : 256;
   bool gauss_seidel = true;
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
+  TileOrder tile_order = TileOrder::natural;
   double budget_seconds = 0;  // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
@@ -84,6 +85,7 @@ void print_usage(std::FILE* to) {
                "  --problems P1,P2,...   problems (generated specs or .mtx paths) instead of seed 002's\n"
                "                         2D/3D Laplacian grids; $TRELLIS_MATRICES/MANIFEST.tsv is added\n"
                "  --no-real-matrices     do not add the matrices of $TRELLIS_MATRICES\n"
+               "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
                "  --warmups N            untimed runs first (default 3)\n"
@@ -132,6 +134,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.quick = true;
     else if (a == "--no-gs")
       o.gauss_seidel = false;
+    else if (a == "--tile-order")
+      o.tile_order = parse<TileOrder>(value());
     else if (a == "--no-real-matrices")
       o.real_matrices = false;
     else if (a == "--problems")
@@ -267,7 +271,8 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm) : solver_(A, options(tri, algorithm)) {}
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order)
+      : solver_(A, options(tri, algorithm, order)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -278,10 +283,11 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm) {
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order) {
     TrsvOptions o;
     o.triangle = tri;
     o.algorithm = algorithm;
+    o.tile.order = order;
     return o;
   }
   TriangularSolver<double, Device> solver_;
@@ -360,9 +366,9 @@ std::string short_label(TrsvAlgorithm a) {
 }
 
 /// A Trellis algorithm as a solver under test.
-SolverSpec trellis_spec(TrsvAlgorithm a) {
-  return {short_label(a), "trellis", to_string(a), [a](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a));
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order) {
+  return {short_label(a), "trellis", to_string(a), [a, order](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order));
           }};
 }
 
@@ -377,7 +383,7 @@ SolverSpec kk_spec(const std::string& label, const std::string& name, SPTRSVAlgo
 /// Every solver the options ask for; `cusparse` is null except on CUDA.
 std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
   std::vector<SolverSpec> out;
-  for (const TrsvAlgorithm a : o.algorithms) out.push_back(trellis_spec(a));
+  for (const TrsvAlgorithm a : o.algorithms) out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {
     if (b == "kk-rp") out.push_back(kk_spec("KK-RP", "SEQLVLSCHD_RP", SPTRSVAlgorithm::SEQLVLSCHD_RP, 0));
     if (b == "kk-tp1") out.push_back(kk_spec("KK-TP1", "SEQLVLSCHD_TP1", SPTRSVAlgorithm::SEQLVLSCHD_TP1, 0));
@@ -638,6 +644,7 @@ JsonObject settings_json(const Options& o) {
       .set("algorithms", algorithms)
       .set("baselines", baselines)
       .set("kk_chain_threshold", o.kk_chain_threshold)
+      .set("tile_order", std::string(to_string(o.tile_order)))
       .set("seed", (long long)o.seed)
       .set("tolerance", tolerance)
       .set("copy_mib_per_view", (long long)o.copy_mib);

@@ -116,7 +116,8 @@ TYPED_TEST(TiledTrsv, EveryForcedFormatMatchesTheReference) {
       TileOptions opt;
       opt.force_format = true;
       opt.force = TileFormat(f);
-      SCOPED_TRACE(to_string(opt.force));
+      opt.order = f % 2 ? TileOrder::levels : TileOrder::natural;
+      SCOPED_TRACE(std::string(to_string(opt.force)) + " " + to_string(opt.order));
       for (TrsvAlgorithm a : tiled)
         for (Triangle tri : {Triangle::lower, Triangle::upper}) {
           const TileReport rep = check_tiled<TypeParam>(A, tri, a, opt, seed + f);
@@ -135,16 +136,18 @@ TYPED_TEST(TiledTrsv, ThreadAndWarpLevelDiagonalTilesAgree) {
   const HostCsr L = gallery::random_lower_triangular(1000, gallery::TriangularShape::long_chain, seed);
   const HostCsr A = gallery::convection_diffusion3d(9, 7, 6, 3.0);
   for (const HostCsr* M : {&L, &A})
-    for (int threshold : {1, 1 << 30}) {
-      TileOptions opt;
-      opt.warp_level_threshold = threshold;
-      for (TrsvAlgorithm a : tiled) {
-        const TileReport rep = check_tiled<TypeParam>(*M, Triangle::lower, a, opt, seed);
-        // Host backends always solve a diagonal tile on one thread.
-        EXPECT_EQ(rep.warp_level, !detail::is_host_space<Exec>() && threshold > 1);
-        check_tiled<TypeParam>(transpose(*M), Triangle::upper, a, opt, seed + 1);
+    for (int threshold : {1, 1 << 30})
+      for (TileOrder order : values<TileOrder>()) {
+        TileOptions opt;
+        opt.warp_level_threshold = threshold;
+        opt.order = order;
+        for (TrsvAlgorithm a : tiled) {
+          const TileReport rep = check_tiled<TypeParam>(*M, Triangle::lower, a, opt, seed);
+          // Host backends always solve a diagonal tile on one thread.
+          EXPECT_EQ(rep.warp_level, !detail::is_host_space<Exec>() && threshold > 1);
+          check_tiled<TypeParam>(transpose(*M), Triangle::upper, a, opt, seed + 1);
+        }
       }
-    }
 }
 
 TYPED_TEST(TiledTrsv, EmptyAndTinyMatrices) {

@@ -24,6 +24,20 @@ struct NameTable<TileFormat> {
   };
 };
 
+/// The order of rows the tiles are cut from. `levels` (the paper's): level
+/// by level, so that tile rows of one level are independent; on matrices
+/// without a level-ordered numbering this scatters each row's entries over
+/// many near-empty tiles. `natural`: the matrix's own numbering (reversed
+/// for an upper triangle), which keeps the locality of the application's
+/// numbering; a diagonal tile then holds dependent rows, solved in the tile.
+enum class TileOrder : unsigned char { natural, levels };
+
+template <>
+struct NameTable<TileOrder> {
+  static constexpr const char* what = "tile order";
+  static constexpr NameEntry<TileOrder> entries[] = {{TileOrder::natural, "natural"}, {TileOrder::levels, "levels"}};
+};
+
 inline constexpr int tile_size = 16;  // rows and columns of a tile (8-bit in-tile positions)
 inline constexpr int num_tile_formats = 8;
 
@@ -39,6 +53,7 @@ inline constexpr int num_tile_formats = 8;
 ///   7. otherwise                                   csr
 /// `force` (tests, experiments) stores every off-diagonal tile in one format.
 struct TileOptions {
+  TileOrder order = TileOrder::natural;
   double dense_fraction = 0.5;
   int coo_max_nnz = 12;
   double ell_max_padding = 1.5;
@@ -56,6 +71,7 @@ struct TileOptions {
 
 /// What the tiled analysis built.
 struct TileReport {
+  TileOrder order = TileOrder::natural;
   int tile_rows = 0;                                       // ceil(n / 16)
   long long offdiag_tiles = 0;                             // off-diagonal tiles stored
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
@@ -69,9 +85,10 @@ struct TileReport {
 };
 
 inline std::string TileReport::describe() const {
-  std::string s = std::to_string(tile_rows) + " tile rows, " + std::to_string(offdiag_tiles) + " off-diagonal tiles, " +
-                  std::to_string(tile_levels) + " tile levels (" + std::to_string(tile_parallelism).substr(0, 6) +
-                  " tile rows/level), " + (warp_level ? "warp-level" : "thread-level") + " diagonal tiles; formats:";
+  std::string s = std::string(to_string(order)) + " order, " + std::to_string(tile_rows) + " tile rows, " +
+                  std::to_string(offdiag_tiles) + " off-diagonal tiles, " + std::to_string(tile_levels) +
+                  " tile levels (" + std::to_string(tile_parallelism).substr(0, 6) + " tile rows/level), " +
+                  (warp_level ? "warp-level" : "thread-level") + " diagonal tiles; formats:";
   for (int f = 0; f < num_tile_formats; ++f)
     if (format_count[f]) s += std::string(" ") + to_string(TileFormat(f)) + "=" + std::to_string(format_count[f]);
   s += "; memory " + std::to_string(tile_bytes) + " B against " + std::to_string(csr_bytes) + " B in CSR";

@@ -97,7 +97,82 @@ struct TileViews {
     }
     return sum;
   }
+
+  /// f(r, c, value) for every entry stored in tile t, padding skipped.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(offset_t t, const F& f) const {
+    const offset_t v0 = val_ptr(t), i0 = idx_ptr(t);
+    const int nval = int(val_ptr(t + 1) - v0);
+    switch (static_cast<TileFormat>(format(t))) {
+      case TileFormat::csr:
+        for (int r = 0, k = 0; r < tile_size; ++r) {
+          const int k1 = r + 1 < tile_size ? idx(i0 + r + 1) : nval;
+          for (; k < k1; ++k) f(r, int(idx(i0 + tile_size + k)), values(v0 + k));
+        }
+        break;
+      case TileFormat::coo:
+        for (int k = 0; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, values(v0 + k));
+        break;
+      case TileFormat::ell:
+      case TileFormat::hyb: {
+        const int slots = tile_size * param(t);
+        for (int s = 0; s < slots; ++s)
+          if (idx(i0 + s) != 0xFF) f(s % tile_size, int(idx(i0 + s)), values(v0 + s));
+        for (int k = slots; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, values(v0 + k));
+        break;
+      }
+      case TileFormat::dns:
+        for (int k = 0; k < tile_size * tile_size; ++k) f(k % tile_size, k / tile_size, values(v0 + k));
+        break;
+      case TileFormat::dns_row: {
+        const unsigned mask = unsigned(param(t));
+        const int rows = popcount16(mask);
+        for (int r = 0, k = 0; r < tile_size; ++r)
+          if (mask >> r & 1u) {
+            for (int c = 0; c < tile_size; ++c) f(r, c, values(v0 + c * rows + k));
+            ++k;
+          }
+        break;
+      }
+      case TileFormat::dns_col: {
+        const unsigned mask = unsigned(param(t));
+        for (int c = 0, k = 0; c < tile_size; ++c)
+          if (mask >> c & 1u) {
+            for (int r = 0; r < tile_size; ++r) f(r, c, values(v0 + k * tile_size + r));
+            ++k;
+          }
+        break;
+      }
+      case TileFormat::dia: break;
+    }
+  }
 };
+
+/// Each lane takes whole tiles of [t0, t1) (lane j: tiles t0 + j, t0 + j + V,
+/// ...) and sums their rows' products with x_at(tile, column) privately;
+/// part(j * 16 + r) then holds lane j's sum for row r (V * 16 scratch
+/// entries). A fixed assignment and a fixed-order sum over lanes
+/// (sum_parts) keep the result bit-reproducible.
+template <class Member, class TV, class Part, class XAt>
+KOKKOS_INLINE_FUNCTION void tile_parts(const Member& m, const TV& tv, offset_t t0, offset_t t1, int V, const Part& part,
+                                       const XAt& x_at) {
+  using Scalar = typename Part::non_const_value_type;
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, V), [&](int j) {
+    Scalar acc[tile_size];
+    for (int r = 0; r < tile_size; ++r) acc[r] = 0;
+    for (offset_t t = t0 + j; t < t1; t += V)
+      tv.for_each_entry(t, [&](int r, int c, Scalar v) { acc[r] += v * x_at(t, c); });
+    for (int r = 0; r < tile_size; ++r) part(j * tile_size + r) = acc[r];
+  });
+}
+
+/// Row r's sum over the lanes' parts, lane 0's first.
+template <class Part>
+KOKKOS_INLINE_FUNCTION typename Part::non_const_value_type sum_parts(const Part& part, int V, int r) {
+  typename Part::non_const_value_type s = 0;
+  for (int j = 0; j < V; ++j) s += part(j * tile_size + r);
+  return s;
+}
 
 /// Solves diagonal tile I in place in xs (its right-hand sides in, its
 /// unknowns out; xs is the group's 16 scratch entries), one lane serially or
@@ -132,12 +207,17 @@ KOKKOS_INLINE_FUNCTION typename BView::non_const_value_type rhs_of(const Rows& o
   return s;
 }
 
-/// The calling vector group's 16 entries of the team's scratch (taken once
-/// per kernel: each team_scratch allocation advances the team's pointer).
+/// Scratch entries of one vector group of V lanes: its tile's 16 unknowns,
+/// then the lanes' partial row sums (tile_parts).
+KOKKOS_INLINE_FUNCTION size_t group_scratch_entries(int V) { return size_t(tile_size) * (1 + V); }
+
+/// The calling vector group's part of the team's scratch (taken once per
+/// kernel: each team_scratch allocation advances the team's pointer).
 template <class Scratch, class Member>
-KOKKOS_INLINE_FUNCTION Scratch group_scratch(const Member& m) {
-  const Scratch all(m.team_scratch(0), size_t(m.team_size()) * tile_size);
-  return Scratch(all.data() + size_t(m.team_rank()) * tile_size, tile_size);
+KOKKOS_INLINE_FUNCTION Scratch group_scratch(const Member& m, int V) {
+  const size_t per_group = group_scratch_entries(V);
+  const Scratch all(m.team_scratch(0), size_t(m.team_size()) * per_group);
+  return Scratch(all.data() + size_t(m.team_rank()) * per_group, per_group);
 }
 
 template <class Scalar, class Device>
@@ -168,19 +248,16 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
   const ordinal_t n = p.n;
   const offset_t nod = p.offdiag;
   const bool warp = p.warp_level;
-  // One tile row: pull the off-diagonal tiles, solve the diagonal tile,
-  // publish. xs: the group's 16 scratch entries.
-  const auto tile_row = KOKKOS_LAMBDA(const member_type& m, const scratch& xs, ordinal_t I) {
+  // One tile row: pull the off-diagonal tiles (lanes own tiles), solve the
+  // diagonal tile, publish. g: the group's scratch (16 unknowns, V parts).
+  const auto tile_row = KOKKOS_LAMBDA(const member_type& m, const scratch& g, int V, ordinal_t I) {
     const ordinal_t q0 = I * tile_size;
     const int rows = n - q0 < tile_size ? int(n - q0) : tile_size;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) {
-      Scalar s = rhs_of(other, order(q0 + r), b, x_old);
-      for (offset_t t = tile_row_ptr(I); t < tile_row_ptr(I + 1); ++t) {
-        const ordinal_t c0 = tile_col(t) * tile_size;
-        s -= tv.row_product(t, r, [&](int c) { return y(c0 + c); });
-      }
-      xs(r) = s;
-    });
+    const scratch xs(g.data(), tile_size), part(g.data() + tile_size, size_t(V) * tile_size);
+    tile_parts(m, tv, tile_row_ptr(I), tile_row_ptr(I + 1), V, part,
+               [&](offset_t t, int c) { return y(tile_col(t) * tile_size + c); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows),
+                         [&](int r) { xs(r) = rhs_of(other, order(q0 + r), b, x_old) - sum_parts(part, V, r); });
     solve_diagonal_tile(m, tv, nod + I, I, n, warp, xs, inv_diag, row_level);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) {
       y(q0 + r) = xs(r);
@@ -190,8 +267,8 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
   for (const LevelLaunch& launch : p.launches) {
     const int V = launch.vector_width;
     if (!launch.chained) {
-      const int team = rows_per_team<exec>(V);
-      const size_t bytes = scratch::shmem_size(size_t(team) * tile_size);
+      const int team = tile_groups_per_team<exec>();
+      const size_t bytes = scratch::shmem_size(size_t(team) * group_scratch_entries(V));
       const offset_t p0 = p.levels.level_ptr_host(launch.first_level);
       const offset_t p1 = p.levels.level_ptr_host(launch.first_level + 1);
       const int league = int((p1 - p0 + team - 1) / team);
@@ -199,23 +276,23 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
           "trellis::trsv::tile_levelset",
           team_policy(space, league, team, V).set_scratch_size(0, Kokkos::PerTeam(bytes)),
           KOKKOS_LAMBDA(const member_type& m) {
-            const scratch xs = group_scratch<scratch>(m);
+            const scratch g = group_scratch<scratch>(m, V);
             const offset_t q = p0 + offset_t(m.league_rank()) * m.team_size() + m.team_rank();
-            if (q < p1) tile_row(m, xs, level_rows(q));
+            if (q < p1) tile_row(m, g, V, level_rows(q));
           });
     } else {
       const ordinal_t l0 = launch.first_level, l1 = launch.last_level;
       const auto chain = KOKKOS_LAMBDA(const member_type& m) {
-        const scratch xs = group_scratch<scratch>(m);
+        const scratch g = group_scratch<scratch>(m, V);
         for (ordinal_t l = l0; l < l1; ++l) {
           // Each vector group takes whole tile rows of the level.
           for (offset_t q = level_ptr(l) + m.team_rank(); q < level_ptr(l + 1); q += m.team_size())
-            tile_row(m, xs, level_rows(q));
+            tile_row(m, g, V, level_rows(q));
           m.team_barrier();
         }
       };
       // As many groups as a chained level may have rows, if the registers allow.
-      const size_t bytes = scratch::shmem_size(size_t(tile_chain_rows<exec>()) * tile_size);
+      const size_t bytes = scratch::shmem_size(size_t(tile_chain_rows<exec>()) * group_scratch_entries(V));
       auto policy = team_policy(space, 1, 1, V).set_scratch_size(0, Kokkos::PerTeam(bytes));
       const int team =
           std::max(1, std::min(tile_chain_rows<exec>(), policy.team_size_max(chain, Kokkos::ParallelForTag())));
@@ -255,7 +332,8 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
   for_each_ticket(
       space, p.ticket, p.tile_rows, "trellis::trsv::tile_syncfree", V,
       KOKKOS_LAMBDA(const member_type& m, int J) {
-        const scratch xs = group_scratch<scratch>(m);
+        const scratch all(m.team_scratch(0), size_t(m.team_size()) * tile_size);
+        const scratch xs(all.data() + size_t(m.team_rank()) * tile_size, tile_size);
         const ordinal_t q0 = J * tile_size;
         const int rows = n - q0 < tile_size ? int(n - q0) : tile_size;
         Kokkos::single(Kokkos::PerThread(m), [&]() {
@@ -270,20 +348,20 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
         });
         solve_diagonal_tile(m, tv, nod + J, J, n, warp, xs, inv_diag, row_level);
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) { x(order(q0 + r)) = xs(r); });
-        const auto x_at = [&](int c) { return xs(c); };
-        for (offset_t k = tile_col_ptr(J); k < tile_col_ptr(J + 1); ++k) {
-          const offset_t t = tile_by_col(k);
+        // Lanes own the column's tiles: each pushes its tile's rows, then
+        // publishes it (its own sums, fence, count).
+        const offset_t k0 = tile_col_ptr(J), k1 = tile_col_ptr(J + 1);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, k1 - k0), [&](offset_t k) {
+          const offset_t t = tile_by_col(k0 + k);
           const ordinal_t I = tile_row(t);
-          const int rows_i = n - I * tile_size < tile_size ? int(n - I * tile_size) : tile_size;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows_i), [&](int r) {
-            const Scalar s = tv.row_product(t, r, x_at);
-            if (s != Scalar(0)) Kokkos::atomic_add(&left_sum(I * tile_size + r), s);
-          });
-          Kokkos::single(Kokkos::PerThread(m), [&]() {
-            Kokkos::memory_fence();  // release: the lanes' sums before the count
-            Kokkos::atomic_increment(&counters(I));
-          });
-        }
+          Scalar acc[tile_size];
+          for (int r = 0; r < tile_size; ++r) acc[r] = 0;
+          tv.for_each_entry(t, [&](int r, int c, Scalar v) { acc[r] += v * xs(c); });
+          for (int r = 0; r < tile_size; ++r)
+            if (acc[r] != Scalar(0)) Kokkos::atomic_add(&left_sum(I * tile_size + r), acc[r]);
+          Kokkos::memory_fence();  // release: the sums before the count
+          Kokkos::atomic_increment(&counters(I));
+        });
       },
       bytes);
 }

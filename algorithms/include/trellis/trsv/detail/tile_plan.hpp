@@ -1,10 +1,10 @@
 #pragma once
 // Analysis plan of the tiled family (seed 004, TileSpTRSV): the factor's rows
-// in level order, cut into 16x16 tiles kept in two levels (tile CSR and CSC
+// in level order or in their own order (TileOrder), cut into 16x16 tiles kept in two levels (tile CSR and CSC
 // over the tiles; per tile a format, 8-bit in-tile positions and values in
 // tile order), the tile-row level sets and the sync-free counters.
 //
-// In level order every dependency of a row sits at an earlier position, so
+// In either order every dependency of a row sits at an earlier position, so
 // the permuted factor is lower triangular whichever triangle was asked for:
 // both triangles share one storage and one pair of kernels. Built on the
 // device; the host reads only sizes and the report.
@@ -34,7 +34,7 @@ struct TilePlan {
 
   ordinal_t n = 0, tile_rows = 0;
   offset_t offdiag = 0;
-  view<ordinal_t*> order;        // position -> row (level order)
+  view<ordinal_t*> order;        // position -> row (TileOrder)
   view<offset_t*> tile_row_ptr;  // tile_rows + 1: off-diagonal tiles of each tile row
   view<ordinal_t*> tile_col;     // tile column of each off-diagonal tile
   view<ordinal_t*> tile_row;     // tile row of each off-diagonal tile
@@ -77,11 +77,22 @@ int tile_vector_width() {
 }
 
 /// Tile rows a chained tile level may have: a GPU chain runs in one team
-/// of up to 64 vector groups (1024 threads, fewer if the kernel's registers
+/// of up to 16 vector groups (256 threads, fewer if the kernel's registers
 /// do not allow it; a group then takes several tile rows of a level).
 template <class Exec>
 int tile_chain_rows() {
-  return is_host_space<Exec>() ? chain_rows<Exec>(1) : 64;
+  return is_host_space<Exec>() ? chain_rows<Exec>(1) : 16;
+}
+
+/// Tiles (off-diagonal and diagonal) per vector group a chained level may
+/// have on average.
+inline constexpr int tile_chain_tiles_per_group = 4;
+
+/// Vector groups per team of an unchained tile-levelset launch: few, so
+/// that a level's tile rows spread over many multiprocessors.
+template <class Exec>
+int tile_groups_per_team() {
+  return is_host_space<Exec>() ? 1 : 4;
 }
 
 /// The selection tree of TileOptions for one off-diagonal tile whose
@@ -216,7 +227,16 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   const ordinal_t nt = (n + tile_size - 1) / tile_size;
   p.n = n;
   p.tile_rows = nt;
-  p.order = levels.level_rows;
+  if (options.order == TileOrder::levels) {
+    p.order = levels.level_rows;
+  } else {  // natural: every dependency at a lower position (upper: reversed)
+    p.order = Kokkos::View<ordinal_t*, Device>(uninit("trellis::tile::order"), n);
+    const auto o = p.order;
+    const bool reversed = f.triangle == Triangle::upper;
+    Kokkos::parallel_for(
+        "trellis::tile::natural_order", policy(space, 0, n),
+        KOKKOS_LAMBDA(ordinal_t q) { o(q) = reversed ? n - 1 - q : q; });
+  }
   const auto order = p.order;
   const auto row_map = f.rows.row_map;
   const auto col_ind = f.rows.col_ind;
@@ -417,9 +437,20 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // tile-levelset: one launch per tile level, consecutive levels that fit
   // one team chained into one launch; the diagonal kernel from the tile rows
   // per level against the paper's threshold (TileOptions).
+  // A level is chained when it has few tile rows and little work: a chain
+  // runs on one multiprocessor, a level of many tiles is spread over many.
   const int V = tile_vector_width<exec>();
+  std::vector<offset_t> level_tiles(p.levels.num_levels, 0);
+  {
+    auto ptr_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_row_ptr);
+    auto rows_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.levels.level_rows);
+    for (ordinal_t l = 0; l < p.levels.num_levels; ++l)
+      for (offset_t q = p.levels.level_ptr_host(l); q < p.levels.level_ptr_host(l + 1); ++q)
+        level_tiles[l] += ptr_h(rows_h(q) + 1) - ptr_h(rows_h(q)) + 1;
+  }
   for (ordinal_t l = 0; l < p.levels.num_levels; ++l) {
-    const bool small = p.levels.rows_in_level(l) <= tile_chain_rows<exec>();
+    const bool small = p.levels.rows_in_level(l) <= tile_chain_rows<exec>() &&
+                       level_tiles[l] <= tile_chain_tiles_per_group * tile_chain_rows<exec>();
     if (small && !p.launches.empty() && p.launches.back().chained)
       p.launches.back().last_level = l + 1;
     else
@@ -432,6 +463,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // Report: format histogram and memory.
   auto format_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.format);
   TileReport& rep = p.report;
+  rep.order = options.order;
   rep.tile_rows = nt;
   rep.offdiag_tiles = nod;
   rep.tile_levels = p.levels.num_levels;
