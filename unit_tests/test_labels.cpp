@@ -33,6 +33,7 @@ const std::set<std::string> theirs = {"Entries aux",
                                       "host nodes_grouped_by_level",
                                       "host nodes_per_level",
                                       "level_list",
+                                      "level_list_mirror",  // sptrsv's symbolic phase on CUDA
                                       "nodes_grouped_by_level",
                                       "nodes_per_level",
                                       "parfor_l_team",

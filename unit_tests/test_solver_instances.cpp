@@ -185,7 +185,16 @@ TYPED_TEST(SolverInstances, VectorOpsOnAnInstanceMatchKokkosBlas) {
       detail::axpby(own.get(), a, x, b, y_ours);
       own.get().fence();
       KokkosBlas::axpby(a, x, b, y_theirs);
-      EXPECT_TRUE(same_bits(host_vector(y_ours), host_vector(y_theirs)));
+      // Host backends: bit for bit. GPUs: nvcc contracts x + b * y into an
+      // FMA in one kernel and not always in the other (b read from a View
+      // there), so results may differ in the last bit.
+      if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible)
+        EXPECT_TRUE(same_bits(host_vector(y_ours), host_vector(y_theirs)));
+      else {  // each entry within the rounding of one product and one sum
+        const auto o = host_vector(y_ours), t = host_vector(y_theirs);
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_LE(std::abs(o[i] - t[i]), 4.5e-16 * (std::abs(a * hx[i]) + std::abs(b * hy[i]))) << "entry " << i;
+      }
     }
   for (double a : {0.0, 1.0, -1.0, 0.37}) {
     SCOPED_TRACE("scale a " + std::to_string(a));
