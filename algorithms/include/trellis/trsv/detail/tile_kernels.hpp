@@ -2,28 +2,32 @@
 // Tiled triangular solves (seed 004): tile-levelset (Algorithm 6) and
 // tile-syncfree (Algorithm 7) on a TilePlan.
 //
-// A vector group of 16 lanes owns a tile row: lane r accumulates row r of
-// every tile it reads, whatever the tile's format, so no lane waits on
-// another and no atomics are needed inside a tile. The diagonal tile is then
-// solved from team scratch by one lane (thread level, Algorithm 4) or by the
-// 16 lanes in the tile's in-tile levels (warp level). The paper's warp-level
-// kernel spins lanes on lanes of their own warp, which deadlocks on lock-step
-// wavefronts (DESIGN.md); stepping through in-tile levels computed by the
-// analysis needs no spinning and gives the same parallelism.
+// A vector group works on one tile row (levelset) or tile column
+// (syncfree). Off-diagonal tiles go to the lanes whole: a lane walks every
+// entry of its tiles whatever their format, summing rows privately, so the
+// metadata loads of different tiles overlap and no lane waits on another.
+// The diagonal tile is solved from team scratch: a dia tile on all lanes
+// at once, a csr tile by one lane (thread level, Algorithm 4) or by the
+// lanes in the tile's in-tile levels (warp level). The paper's warp-level
+// kernel spins lanes on lanes of their own warp, which deadlocks on
+// lock-step wavefronts (DESIGN.md); stepping through in-tile levels
+// computed by the analysis needs no spinning.
 //
 // tile-levelset pulls: a launch per tile level (or a single-team chain of
 // small levels), where a group reads the solved part of x (`y`, by position)
 // through its tile row's off-diagonal tiles, then solves its diagonal tile.
-// It is deterministic. Compared with the paper, the off-diagonal SpMV and the
-// diagonal solve of a level share one launch: a tile row's off-diagonal
-// tiles only read tile columns of earlier levels.
+// The lanes' partial sums are added in a fixed order: deterministic.
+// Compared with the paper, the off-diagonal SpMV and the diagonal solve of
+// a level share one launch: a tile row's off-diagonal tiles only read tile
+// columns of earlier levels.
 //
 // tile-syncfree pushes: one warp per tile column, taken by ticket in column
-// order (dependencies point to lower columns, held by running warps); it
-// waits until every off-diagonal tile of its row has pushed, solves its
-// diagonal tile, then multiplies its column's tiles by the new x and adds
-// them into the rows below with one atomic per row and tile, publishing
-// with a fence and a counter bump per tile. Atomic sums: not bit-reproducible.
+// order (dependencies point to lower columns, held by running warps); lane 0
+// waits until every off-diagonal tile of its row has pushed, the group
+// solves its diagonal tile, then each lane multiplies whole tiles of the
+// column by the new x, adds them into the rows below with one atomic per
+// row and tile, and publishes its tile: fence, counter bump. Atomic sums:
+// not bit-reproducible.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
@@ -44,59 +48,6 @@ struct TileViews {
 
   explicit TileViews(const TilePlan<Scalar, Device>& p)
       : format(p.format), idx(p.idx), param(p.param), val_ptr(p.val_ptr), idx_ptr(p.idx_ptr), values(p.values) {}
-
-  /// Row r of tile t times the tile's 16 column values x_at(0..15).
-  template <class XAt>
-  KOKKOS_INLINE_FUNCTION Scalar row_product(offset_t t, int r, const XAt& x_at) const {
-    const offset_t v0 = val_ptr(t), i0 = idx_ptr(t);
-    const int nval = int(val_ptr(t + 1) - v0);
-    Scalar sum = 0;
-    switch (static_cast<TileFormat>(format(t))) {
-      case TileFormat::csr: {
-        const int k1 = r + 1 < tile_size ? idx(i0 + r + 1) : nval;
-        for (int k = idx(i0 + r); k < k1; ++k) sum += values(v0 + k) * x_at(idx(i0 + tile_size + k));
-        break;
-      }
-      case TileFormat::coo:
-        for (int k = 0; k < nval; ++k) {
-          const int rc = idx(i0 + k);
-          if ((rc >> 4) == r) sum += values(v0 + k) * x_at(rc & 15);
-        }
-        break;
-      case TileFormat::ell:
-      case TileFormat::hyb: {
-        const int slots = tile_size * param(t);
-        for (int s = r; s < slots; s += tile_size) {
-          const int c = idx(i0 + s);
-          if (c != 0xFF) sum += values(v0 + s) * x_at(c);
-        }
-        for (int k = slots; k < nval; ++k) {  // hyb's COO part
-          const int rc = idx(i0 + k);
-          if ((rc >> 4) == r) sum += values(v0 + k) * x_at(rc & 15);
-        }
-        break;
-      }
-      case TileFormat::dns:
-        for (int c = 0; c < tile_size; ++c) sum += values(v0 + c * tile_size + r) * x_at(c);
-        break;
-      case TileFormat::dns_row: {
-        const unsigned mask = unsigned(param(t));
-        if (mask >> r & 1u) {
-          const int rows = popcount16(mask), k = popcount16(mask & ((1u << r) - 1));
-          for (int c = 0; c < tile_size; ++c) sum += values(v0 + c * rows + k) * x_at(c);
-        }
-        break;
-      }
-      case TileFormat::dns_col: {
-        const unsigned mask = unsigned(param(t));
-        for (int c = 0, k = 0; c < tile_size; ++c)
-          if (mask >> c & 1u) sum += values(v0 + (k++) * tile_size + r) * x_at(c);
-        break;
-      }
-      case TileFormat::dia: break;
-    }
-    return sum;
-  }
 
   /// f(r, c, value) for every entry stored in tile t, padding skipped.
   template <class F>
@@ -175,24 +126,39 @@ KOKKOS_INLINE_FUNCTION typename Part::non_const_value_type sum_parts(const Part&
 }
 
 /// Solves diagonal tile I in place in xs (its right-hand sides in, its
-/// unknowns out; xs is the group's 16 scratch entries), one lane serially or
-/// the lanes level by level.
+/// unknowns out; xs and inv are 16 scratch entries of the group): dia
+/// tiles on all lanes at once; csr tiles by one lane serially or by the
+/// lanes level by level. The tile's offsets are read once, and the lanes
+/// load 1/d into inv before the serial part.
 template <class Member, class Scalar, class Device, class XS, class Inv, class Levels>
 KOKKOS_INLINE_FUNCTION void solve_diagonal_tile(const Member& m, const TileViews<Scalar, Device>& tv, offset_t t,
-                                                ordinal_t I, ordinal_t n, bool warp_level, const XS& xs,
+                                                ordinal_t I, ordinal_t n, bool warp_level, const XS& xs, const XS& inv,
                                                 const Inv& inv_diag, const Levels& row_level) {
   const ordinal_t q0 = I * tile_size;
   const int rows = n - q0 < tile_size ? int(n - q0) : tile_size;
-  const auto x_at = [&](int c) { return xs(c); };
-  if (static_cast<TileFormat>(tv.format(t)) == TileFormat::dia || !warp_level) {
+  const offset_t v0 = tv.val_ptr(t), i0 = tv.idx_ptr(t);
+  const int nval = int(tv.val_ptr(t + 1) - v0);
+  if (nval == 0) {  // dia: no entry besides the diagonal
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) { xs(r) *= inv_diag(q0 + r); });
+    return;
+  }
+  // csr: row r's entries are [idx(i0 + r), idx(i0 + r + 1)) (the last ends at nval).
+  const auto row = [&](int r) {
+    const int k1 = r + 1 < tile_size ? tv.idx(i0 + r + 1) : nval;
+    Scalar s = xs(r);
+    for (int k = tv.idx(i0 + r); k < k1; ++k) s -= tv.values(v0 + k) * xs(tv.idx(i0 + tile_size + k));
+    return s;
+  };
+  if (!warp_level) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) { inv(r) = inv_diag(q0 + r); });
     Kokkos::single(Kokkos::PerThread(m), [&]() {
-      for (int r = 0; r < rows; ++r) xs(r) = (xs(r) - tv.row_product(t, r, x_at)) * inv_diag(q0 + r);
+      for (int r = 0; r < rows; ++r) xs(r) = row(r) * inv(r);
     });
   } else {
     const int levels = tv.param(t);
     for (int l = 0; l < levels; ++l)  // each step ends with the lanes synchronised
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) {
-        if (row_level(q0 + r) == l) xs(r) = (xs(r) - tv.row_product(t, r, x_at)) * inv_diag(q0 + r);
+        if (row_level(q0 + r) == l) xs(r) = row(r) * inv_diag(q0 + r);
       });
   }
 }
@@ -258,7 +224,7 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
                [&](offset_t t, int c) { return y(tile_col(t) * tile_size + c); });
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows),
                          [&](int r) { xs(r) = rhs_of(other, order(q0 + r), b, x_old) - sum_parts(part, V, r); });
-    solve_diagonal_tile(m, tv, nod + I, I, n, warp, xs, inv_diag, row_level);
+    solve_diagonal_tile(m, tv, nod + I, I, n, warp, xs, scratch(part.data(), tile_size), inv_diag, row_level);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) {
       y(q0 + r) = xs(r);
       x(order(q0 + r)) = xs(r);
@@ -328,12 +294,13 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
   // A whole warp per tile column: lane 0 spins, never a lane of a warp
   // whose other lanes hold the work it waits on.
   const int V = max_vector_width<exec>();
-  const size_t bytes = scratch::shmem_size(size_t(rows_per_team<exec>(V)) * tile_size);
+  const size_t bytes = scratch::shmem_size(size_t(rows_per_team<exec>(V)) * 2 * tile_size);
   for_each_ticket(
       space, p.ticket, p.tile_rows, "trellis::trsv::tile_syncfree", V,
       KOKKOS_LAMBDA(const member_type& m, int J) {
-        const scratch all(m.team_scratch(0), size_t(m.team_size()) * tile_size);
-        const scratch xs(all.data() + size_t(m.team_rank()) * tile_size, tile_size);
+        const scratch all(m.team_scratch(0), size_t(m.team_size()) * 2 * tile_size);
+        const scratch xs(all.data() + size_t(m.team_rank()) * 2 * tile_size, tile_size);
+        const scratch inv(xs.data() + tile_size, tile_size);
         const ordinal_t q0 = J * tile_size;
         const int rows = n - q0 < tile_size ? int(n - q0) : tile_size;
         Kokkos::single(Kokkos::PerThread(m), [&]() {
@@ -346,7 +313,7 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
           xs(r) = rhs_of(other, order(q0 + r), b, x_old) - Kokkos::volatile_load(&left_sum(q0 + r));
           left_sum(q0 + r) = Scalar(0);  // read once per solve: zero for the next
         });
-        solve_diagonal_tile(m, tv, nod + J, J, n, warp, xs, inv_diag, row_level);
+        solve_diagonal_tile(m, tv, nod + J, J, n, warp, xs, inv, inv_diag, row_level);
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, rows), [&](int r) { x(order(q0 + r)) = xs(r); });
         // Lanes own the column's tiles: each pushes its tile's rows, then
         // publishes it (its own sums, fence, count).
