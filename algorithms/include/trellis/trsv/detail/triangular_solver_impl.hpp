@@ -38,13 +38,11 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them). On GPUs, from the rows per level: thin levels
-/// (at most tile_rows_per_level_max rows on average, so that a 16-row tile
-/// spans several levels and one tile step replaces several level steps)
-/// take tile-levelset, the others elmr-value (perf_tests/RESULTS.md has
-/// the table behind the threshold).
-inline constexpr double tile_rows_per_level_max = 32;
-
+/// spinning wastes them); on GPUs elmr-value, the fastest Trellis algorithm
+/// on every problem of the H100 suites, the tiled ones included
+/// (perf_tests/RESULTS.md: on the 19 problems of the tiled family's runs
+/// the faster tiled algorithm took 3.2x to 11x elmr-value's time). The
+/// tiled family is chosen by name until a measured rule says where it wins.
 template <class Exec, class Levels>
 TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   char buf[160];
@@ -52,8 +50,7 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
   std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average", host ? "host" : "GPU",
                 levels.num_levels, levels.avg_parallelism());
   reason = buf;
-  if (host) return TrsvAlgorithm::levelset_csr;
-  return levels.avg_parallelism() <= tile_rows_per_level_max ? TrsvAlgorithm::tile_levelset : TrsvAlgorithm::elmr_value;
+  return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
 }
 
 /// Symbolic phase for `requested` (automatic: chosen from the levels, the
