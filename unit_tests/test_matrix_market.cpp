@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "trellis/config.hpp"
+#include "trellis/gallery/gallery.hpp"
 #include "trellis/io/matrix_market.hpp"
 
 namespace trellis {
@@ -540,6 +542,90 @@ TEST(MatrixMarketRealMatrices, MatchManifestAndReferenceReader) {
     }
   }
 }
+
+// ------------------------------------------------------------------ gzip
+
+/// path.gz made by the system's gzip (a Debian essential package).
+std::string gzip_copy(const std::string& path) {
+  const std::string gz = path + ".gz";
+  const std::string cmd = "gzip -c '" + path + "' > '" + gz + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return gz;
+}
+
+TEST(MatrixMarketGzip, CompressedReadsAsThePlainFile) {
+  const HostCsr A = gallery::random_sparse(500, gallery::RandomOptions{});
+  const std::string plain = temp_path("A.mtx");
+  write_matrix_market(plain, A);
+  const std::string gz = gzip_copy(plain);
+#if TRELLIS_ENABLE_ZLIB
+  EXPECT_EQ(entries_of(read_matrix_market(gz)), entries_of(read_matrix_market(plain)));
+  const auto h = io::read_matrix_market_header(gz);
+  EXPECT_EQ(h.rows, 500);
+  EXPECT_EQ(h.entries, A.nnz());
+#else
+  try {
+    read_matrix_market(gz);
+    FAIL() << "expected MatrixMarketError";
+  } catch (const MatrixMarketError& e) {
+    EXPECT_NE(std::string(e.what()).find("zlib"), std::string::npos) << e.what();
+  }
+#endif
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+}
+
+#if TRELLIS_ENABLE_ZLIB
+TEST(MatrixMarketGzip, TruncatedOrCorruptStreamIsNamed) {
+  const HostCsr A = gallery::random_sparse(2000, gallery::RandomOptions{});
+  const std::string plain = temp_path("A.mtx");
+  write_matrix_market(plain, A);
+  const std::string gz = gzip_copy(plain);
+  const std::string bytes = read_text(gz);
+  ASSERT_GT(bytes.size(), 100u);
+  write_text(gz, bytes.substr(0, bytes.size() / 2));  // truncated
+  try {
+    read_matrix_market(gz);
+    FAIL() << "expected MatrixMarketError";
+  } catch (const MatrixMarketError& e) {
+    EXPECT_EQ(e.file(), gz);
+    EXPECT_NE(e.problem().find("decompress"), std::string::npos) << e.what();
+  }
+  std::string corrupt = bytes;
+  for (size_t k = bytes.size() / 2; k < bytes.size() / 2 + 40; ++k)  // inside the deflate stream
+    corrupt[k] = char(corrupt[k] ^ 0x5a);
+  write_text(gz, corrupt);
+  EXPECT_THROW(read_matrix_market(gz), MatrixMarketError);
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+}
+
+TEST(MatrixMarketGzip, MalformedContentNamesFileAndLine) {
+  const std::string plain = temp_path("bad.mtx");
+  write_text(plain, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n");
+  const std::string gz = gzip_copy(plain);
+  try {
+    read_matrix_market(gz);
+    FAIL() << "expected MatrixMarketError";
+  } catch (const MatrixMarketError& e) {
+    EXPECT_EQ(e.file(), gz);
+    EXPECT_EQ(e.line(), 4);
+  }
+  EXPECT_THROW(read_matrix_market(temp_path("missing.mtx.gz")), MatrixMarketError);
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+}
+
+TEST(MatrixMarketGzip, SmallTrainingMatrixMatchesItsManifest) {
+  const std::string dir = test::matrices_dir();
+  const std::string path = dir + "/training/debian_trilinos_sherman5.mtx.gz";
+  if (dir.empty() || !std::ifstream(path)) GTEST_SKIP() << "no " << path;
+  const HostCsr A = read_matrix_market(path);  // training/MANIFEST.tsv: 3312 x 3312, 20793 stored, general
+  EXPECT_EQ(A.num_rows, 3312);
+  EXPECT_EQ(A.num_cols, 3312);
+  EXPECT_EQ(A.nnz(), 20793);
+}
+#endif
 
 }  // namespace
 }  // namespace trellis

@@ -4,6 +4,11 @@
 // written with std::to_chars at 17 significant digits, so they round-trip.
 #include "trellis/io/matrix_market.hpp"
 
+#include "trellis/config.hpp"
+#if TRELLIS_ENABLE_ZLIB
+#include <zlib.h>
+#endif
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -484,12 +489,99 @@ std::vector<double> read_vector(Scanner& s, const Header& h) {
 
 // --------------------------------------------------------------------- files
 
+bool is_gzip_path(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
+
+// A gzip file read through zlib; every failure is a MatrixMarketError naming
+// the file (a truncated or corrupt stream included).
+class GzFile {
+ public:
+  explicit GzFile(const std::string& path) : path_(path) {
+#if TRELLIS_ENABLE_ZLIB
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw MatrixMarketError(path, 0, "cannot open: " + errno_text(errno));
+    f_ = gzdopen(fd, "rb");
+    if (!f_) {
+      ::close(fd);
+      throw MatrixMarketError(path, 0, "cannot open as gzip");
+    }
+    gzbuffer(f_, 1 << 17);
+#else
+    throw MatrixMarketError(path, 0,
+                            "gzip-compressed file, but this Trellis was built without zlib "
+                            "(TRELLIS_ENABLE_ZLIB); decompress it first");
+#endif
+  }
+  ~GzFile() {
+#if TRELLIS_ENABLE_ZLIB
+    if (f_) gzclose(f_);
+#endif
+  }
+  GzFile(const GzFile&) = delete;
+  GzFile& operator=(const GzFile&) = delete;
+
+  /// Up to n decompressed bytes; 0 at the end of the stream.
+  int read(char* to, unsigned n) {
+#if TRELLIS_ENABLE_ZLIB
+    const int r = gzread(f_, to, n);
+    if (r < 0) fail();
+    if (r == 0) {  // the end, or a truncated stream (Z_BUF_ERROR)
+      int err = Z_OK;
+      gzerror(f_, &err);
+      if (err != Z_OK && err != Z_STREAM_END) fail();
+    }
+    return r;
+#else
+    (void)to, (void)n;
+    return 0;
+#endif
+  }
+  /// The next line (with its newline) appended to `line`; false at the end.
+  bool getline(std::string& line) {
+#if TRELLIS_ENABLE_ZLIB
+    char buf[4096];
+    bool any = false;
+    while (gzgets(f_, buf, sizeof buf)) {
+      any = true;
+      line += buf;
+      if (!line.empty() && line.back() == '\n') return true;
+    }
+    int err = Z_OK;
+    gzerror(f_, &err);
+    if (err != Z_OK && err != Z_STREAM_END) fail();
+    return any;
+#else
+    (void)line;
+    return false;
+#endif
+  }
+
+ private:
+  [[noreturn]] void fail() {
+#if TRELLIS_ENABLE_ZLIB
+    int err = Z_OK;
+    const char* what = gzerror(f_, &err);
+    throw MatrixMarketError(path_, 0,
+                            std::string("cannot decompress (") + (err == Z_BUF_ERROR ? "truncated" : what) + ")");
+#else
+    throw MatrixMarketError(path_, 0, "cannot decompress");
+#endif
+  }
+  std::string path_;
+#if TRELLIS_ENABLE_ZLIB
+  gzFile f_ = nullptr;
+#endif
+};
+
 // The bytes of a file: mapped when it is a regular file (page-cache pages used
 // in place: no copy and no freshly zeroed buffer, which at 10^7 entries cost
 // more than the parsing), else read whole with read(2), e.g. from a pipe.
 class FileText {
  public:
   explicit FileText(const std::string& path) {
+    if (is_gzip_path(path)) {
+      read_gzip(path);
+      return;
+    }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw MatrixMarketError(path, 0, "cannot open: " + errno_text(errno));
     struct Closer {
@@ -534,6 +626,20 @@ class FileText {
     copy_.resize(len);
   }
 
+  // Decompressed chunk by chunk as read (a .gz is never held compressed).
+  void read_gzip(const std::string& path) {
+    GzFile gz(path);
+    size_t len = 0;
+    for (;;) {
+      if (len == copy_.size()) copy_.resize(2 * copy_.size() + (1 << 20));
+      const size_t want = std::min<size_t>(copy_.size() - len, 1u << 30);
+      const int r = gz.read(&copy_[len], unsigned(want));
+      if (r == 0) break;
+      len += size_t(r);
+    }
+    copy_.resize(len);
+  }
+
   void* map_ = nullptr;
   size_t size_ = 0;
   std::string copy_;
@@ -541,6 +647,19 @@ class FileText {
 
 // Lines up to and including the size line: a header read need not load the file.
 std::string read_header_text(const std::string& path) {
+  if (is_gzip_path(path)) {
+    GzFile gz(path);
+    std::string text, line;
+    for (long number = 1;; ++number) {
+      line.clear();
+      if (!gz.getline(line)) break;
+      text += line;
+      const char* end = line.data() + line.size() - (line.back() == '\n' ? 1 : 0);
+      const Line ln{line.data(), end, number};
+      if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
+    }
+    return text;
+  }
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw MatrixMarketError(path, 0, "cannot open: " + errno_text(errno));
   struct LineBuffer {  // getline(3) allocates and grows it

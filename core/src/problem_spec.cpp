@@ -305,7 +305,7 @@ std::string problem_spec_help() {
   };
   std::string out;
   for (const Generator& g : generators()) out += line(g.usage, g.summary);
-  return out + line("PATH", "a Matrix Market (.mtx) file");
+  return out + line("PATH", "a Matrix Market (.mtx) file, or gzip-compressed (.mtx.gz)");
 }
 
 }  // namespace trellis::gallery

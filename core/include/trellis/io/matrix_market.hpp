@@ -6,7 +6,9 @@
 // Every malformed input throws MatrixMarketError naming the file, the line
 // and the problem. Duplicate coordinate entries are summed; nothing is
 // silently dropped. Files are read whole into memory and parsed without
-// iostreams, so large files read at disk speed.
+// iostreams, so large files read at disk speed. A path ending in `.gz` is
+// decompressed with zlib as it is read (builds with TRELLIS_ENABLE_ZLIB);
+// a truncated or corrupt stream is a MatrixMarketError naming the file.
 #include <string>
 #include <string_view>
 #include <vector>
