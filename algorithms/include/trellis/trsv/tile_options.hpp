@@ -60,7 +60,7 @@ struct TileOptions {
   double hyb_max_overflow = 0.25;
   bool force_format = false;
   TileFormat force = TileFormat::csr;
-  /// tile-levelset's diagonal-tile kernel: one lane per tile (thread level)
+  /// The tiled solves' diagonal-tile kernel: one lane per tile (thread level)
   /// when the tile rows per level reach the threshold, else the tile's rows
   /// on the lanes of a vector group (warp level). The paper's rule is
   /// "GPU cores = 8 x thre"; 0 takes it from the backend: the resident
@@ -76,7 +76,7 @@ struct TileReport {
   long long offdiag_tiles = 0;                             // off-diagonal tiles stored
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
   double tile_parallelism = 0;                             // tile rows per tile level on average
-  bool warp_level = false;                                 // tile-levelset's diagonal kernel
+  bool warp_level = false;                                 // the diagonal-tile kernel
   std::array<long long, num_tile_formats> format_count{};  // tiles per TileFormat
   std::size_t tile_bytes = 0;                              // the tiled storage (both levels, values included)
   std::size_t csr_bytes = 0;                               // the same triangle in CSR (32-bit indices)

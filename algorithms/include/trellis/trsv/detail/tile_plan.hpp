@@ -1,8 +1,9 @@
 #pragma once
 // Analysis plan of the tiled family (seed 004, TileSpTRSV): the factor's rows
-// in level order or in their own order (TileOrder), cut into 16x16 tiles kept in two levels (tile CSR and CSC
-// over the tiles; per tile a format, 8-bit in-tile positions and values in
-// tile order), the tile-row level sets and the sync-free counters.
+// in level order or in their own order (TileOrder), cut into 16x16 tiles
+// kept in two levels (tile CSR and CSC over the tiles; per tile a format,
+// 8-bit in-tile positions and values in tile order), the tile-row level
+// sets and the sync-free counters.
 //
 // In either order every dependency of a row sits at an earlier position, so
 // the permuted factor is lower triangular whichever triangle was asked for:
@@ -70,7 +71,7 @@ KOKKOS_INLINE_FUNCTION int popcount16(unsigned m) {
   return c;
 }
 
-/// Lanes per tile: one per tile row on GPUs (16), 1 on host backends.
+/// Lanes of a tile-levelset vector group: 16 on GPUs, 1 on host backends.
 template <class Exec>
 int tile_vector_width() {
   return std::min(tile_size, max_vector_width<Exec>());
