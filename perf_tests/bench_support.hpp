@@ -273,6 +273,12 @@ inline std::vector<std::string> manifest_matrices(const std::string& dir) {
   return out;
 }
 
+/// The larger real matrices of dir/training/MANIFEST.tsv (gzip-compressed,
+/// read through zlib), empty when absent.
+inline std::vector<std::string> training_matrices(const std::string& dir) {
+  return dir.empty() ? std::vector<std::string>() : manifest_matrices(dir + "/training");
+}
+
 // --------------------------------------------------------- device vectors ---
 
 using DeviceVector = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::memory_space>;

@@ -72,6 +72,7 @@ struct Options {
   int kk_chain_threshold = host_device ? 1 : 256;
   bool gauss_seidel = true;
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
+  bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::natural;
   double budget_seconds = 0;  // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
@@ -85,6 +86,7 @@ void print_usage(std::FILE* to) {
                "  --problems P1,P2,...   problems (generated specs or .mtx paths) instead of seed 002's\n"
                "                         2D/3D Laplacian grids; $TRELLIS_MATRICES/MANIFEST.tsv is added\n"
                "  --no-real-matrices     do not add the matrices of $TRELLIS_MATRICES\n"
+               "  --training             add the matrices of $TRELLIS_MATRICES/training (.mtx.gz)\n"
                "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
@@ -134,6 +136,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.quick = true;
     else if (a == "--no-gs")
       o.gauss_seidel = false;
+    else if (a == "--training")
+      o.training = true;
     else if (a == "--tile-order")
       o.tile_order = parse<TileOrder>(value());
     else if (a == "--no-real-matrices")
@@ -197,6 +201,8 @@ std::vector<std::string> problem_list(const Options& o) {
   std::vector<std::string> out = !o.problems.empty() ? o.problems : o.quick ? quick_suite() : paper_suite();
   if (const char* dir = std::getenv("TRELLIS_MATRICES"); dir && o.real_matrices)
     for (const auto& path : bench::manifest_matrices(dir)) out.push_back(path);
+  if (const char* dir = std::getenv("TRELLIS_MATRICES"); dir && o.training)
+    for (const auto& path : bench::training_matrices(dir)) out.push_back(path);
   return out;
 }
 
