@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -68,14 +69,24 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw InputError("missing value after " + k);
       return args[++i];
     };
-    auto number = [&](const std::string& v) {
+    // A finite number within [lo, hi], named in the error otherwise.
+    auto number = [&](const std::string& v, double lo, double hi, const char* range) {
+      double d = std::nan("");
       try {
         size_t used = 0;
-        const double d = std::stod(v, &used);
-        if (used == v.size()) return d;
+        d = std::stod(v, &used);
+        if (used != v.size()) d = std::nan("");
       } catch (const std::exception&) {
       }
-      throw InputError(k + ": '" + v + "' is not a number");
+      if (!std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
+      if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
+      return d;
+    };
+    // A whole number within [lo, hi].
+    auto whole = [&](const std::string& v, double lo, double hi, const char* range) {
+      const double d = number(v, lo, hi, range);
+      if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
+      return int(d);
     };
     if (k == "--solver")
       a.solver = value();
@@ -84,17 +95,17 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
     else if (k == "--form")
       a.form = parse<BicgstabForm>(value());
     else if (k == "--tol")
-      a.krylov.rel_tol = number(value());
+      a.krylov.rel_tol = number(value(), 1e-300, 0.5, "a relative tolerance in (0, 0.5]");
     else if (k == "--max-iter")
-      a.krylov.max_iterations = int(number(value()));
+      a.krylov.max_iterations = whole(value(), 0, 1e9, "0 to 10^9");
     else if (k == "--restart")
-      a.krylov.restart = int(number(value()));
+      a.krylov.restart = whole(value(), 1, 1000, "1 to 1000 vectors");
     else if (k == "--subdomain-rows")
-      a.options.subdomain_rows = ordinal_t(number(value()));
+      a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
     else if (k == "--partitioner")
       a.options.partitioner = parse<Partitioner>(value());
     else if (k == "--pivot-boost")
-      a.options.pivots.boost = number(value());
+      a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");
     else if (k == "--compare")
       a.compare = true;
     else if (k == "--history")
