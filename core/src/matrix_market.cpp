@@ -645,20 +645,27 @@ class FileText {
   std::string copy_;
 };
 
-// Lines up to and including the size line: a header read need not load the file.
+// Lines up to and including the size line (a header read need not load the
+// file), as next(line) gives them (it fills `line` with one line, newline
+// included; false at the end).
+template <class NextLine>
+std::string header_lines(NextLine&& next) {
+  std::string text, line;
+  for (long number = 1;; ++number) {
+    line.clear();
+    if (!next(line)) break;
+    text += line;
+    const Line ln{line.data(), line.data() + line.size() - (line.back() == '\n' ? 1 : 0), number};
+    if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
+  }
+  return text;
+}
+
+// The header text of a plain or gzip-compressed file.
 std::string read_header_text(const std::string& path) {
   if (is_gzip_path(path)) {
     GzFile gz(path);
-    std::string text, line;
-    for (long number = 1;; ++number) {
-      line.clear();
-      if (!gz.getline(line)) break;
-      text += line;
-      const char* end = line.data() + line.size() - (line.back() == '\n' ? 1 : 0);
-      const Line ln{line.data(), end, number};
-      if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
-    }
-    return text;
+    return header_lines([&](std::string& line) { return gz.getline(line); });
   }
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw MatrixMarketError(path, 0, "cannot open: " + errno_text(errno));
@@ -667,15 +674,12 @@ std::string read_header_text(const std::string& path) {
     size_t cap = 0;
     ~LineBuffer() { std::free(data); }
   } buf;
-  std::string text;
-  for (long number = 1;; ++number) {
+  std::string text = header_lines([&](std::string& line) {
     const ssize_t n = ::getline(&buf.data, &buf.cap, f.get());
-    if (n <= 0) break;
-    text.append(buf.data, size_t(n));
-    const char* end = buf.data + (buf.data[n - 1] == '\n' ? n - 1 : n);
-    const Line ln{buf.data, end, number};
-    if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
-  }
+    if (n <= 0) return false;
+    line.assign(buf.data, size_t(n));
+    return true;
+  });
   if (std::ferror(f.get())) throw MatrixMarketError(path, 0, "cannot read: " + errno_text(errno));
   return text;
 }
