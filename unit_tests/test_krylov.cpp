@@ -29,16 +29,7 @@ using test::device_vector;
 using test::host_vector;
 using test::random_vector;
 
-enum class Method { cg, bicgstab_split, bicgstab_right, gmres };
-const char* name(Method m) {
-  switch (m) {
-    case Method::cg: return "cg";
-    case Method::bicgstab_split: return "bicgstab-split";
-    case Method::bicgstab_right: return "bicgstab-right";
-    case Method::gmres: return "gmres";
-  }
-  return "?";
-}
+using Method = test::KrylovMethod;
 
 /// Runs `method` on A x = b from a random (nonzero) start.
 template <class Device>

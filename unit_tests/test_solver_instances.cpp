@@ -37,16 +37,7 @@ bool same_bits(const HostVec& a, const HostVec& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
-enum class Method { cg, bicgstab_split, bicgstab_right, gmres };
-const char* name(Method m) {
-  switch (m) {
-    case Method::cg: return "cg";
-    case Method::bicgstab_split: return "bicgstab-split";
-    case Method::bicgstab_right: return "bicgstab-right";
-    case Method::gmres: return "gmres";
-  }
-  return "?";
-}
+using Method = test::KrylovMethod;
 
 /// One solve of A x = b from x0, on the default instance (space == nullptr)
 /// or on *space; x returned in x.

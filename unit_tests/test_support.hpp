@@ -184,6 +184,18 @@ class OwnInstance<Kokkos::Experimental::HIP> {
 };
 #endif
 
+/// The Krylov drivers and forms the solver tests run (name() as printed).
+enum class KrylovMethod { cg, bicgstab_split, bicgstab_right, gmres };
+inline const char* name(KrylovMethod m) {
+  switch (m) {
+    case KrylovMethod::cg: return "cg";
+    case KrylovMethod::bicgstab_split: return "bicgstab-split";
+    case KrylovMethod::bicgstab_right: return "bicgstab-right";
+    case KrylovMethod::gmres: return "gmres";
+  }
+  return "?";
+}
+
 }  // namespace trellis::test
 
 #include <atomic>
