@@ -1,8 +1,8 @@
 #pragma once
 // cuSPARSE baselines shared by the benchmarks (TRELLIS_WITH_CUSPARSE: defined
 // by CMake for CUDA builds with TRELLIS_ENABLE_CUSPARSE on): error checks, the
-// library handle on Kokkos' stream, a generic SpSV triangular solve, and ILU0
-// (csrilu02) of a CSR matrix.
+// library handle on Kokkos' stream, a generic SpSV triangular solve, ILU0
+// (csrilu02) of a CSR matrix, and the legacy BSR SpMV (bsrmv).
 #if defined(TRELLIS_WITH_CUSPARSE)
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "bench_support.hpp"
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/triangle.hpp"
 #include "trellis/solvers/preconditioner.hpp"
@@ -167,6 +168,32 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
   CudaCsr LU_;
   CudaVector in_, mid_, out_;
   mutable CusparseSpsv lower_, upper_;
+};
+
+/// cuSPARSE's legacy BSR SpMV (row-major blocks, as BsrMatrix stores them):
+/// y = A x + beta y.
+class CusparseBsrmv {
+ public:
+  CusparseBsrmv(cusparseHandle_t handle, const BsrMatrix<double, DefaultDevice>& A) : handle_(handle), A_(A) {
+    TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr_));
+  }
+  ~CusparseBsrmv() { cusparseDestroyMatDescr(descr_); }
+  CusparseBsrmv(const CusparseBsrmv&) = delete;
+  CusparseBsrmv& operator=(const CusparseBsrmv&) = delete;
+  void apply(Kokkos::View<const double*, DefaultDevice> x, Kokkos::View<double*, DefaultDevice> y,
+             double beta = 0) const {
+    if (A_.num_block_rows == 0) return;
+    const double one = 1;
+    TRELLIS_CUSPARSE(cusparseDbsrmv(handle_, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                    A_.num_block_rows, A_.num_block_cols, A_.nnz_blocks(), &one, descr_,
+                                    A_.values.data(), A_.row_map.data(), A_.entries.data(), A_.block_size, x.data(),
+                                    &beta, y.data()));
+  }
+
+ private:
+  cusparseHandle_t handle_;
+  BsrMatrix<double, DefaultDevice> A_;
+  cusparseMatDescr_t descr_ = nullptr;
 };
 
 }  // namespace trellis::bench

@@ -64,28 +64,7 @@ using bench::random_device_vector;
 using bench::relative_difference;
 
 #if defined(TRELLIS_WITH_CUSPARSE)
-/// cuSPARSE's legacy BSR SpMV (row-major blocks, as BsrMatrix stores them).
-class CusparseBsrmv {
- public:
-  CusparseBsrmv(cusparseHandle_t handle, const BsrMatrix<double, Device>& A) : handle_(handle), A_(A) {
-    TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr_));
-  }
-  ~CusparseBsrmv() { cusparseDestroyMatDescr(descr_); }
-  CusparseBsrmv(const CusparseBsrmv&) = delete;
-  CusparseBsrmv& operator=(const CusparseBsrmv&) = delete;
-  void apply(ConstVector x, Vector y) const {
-    const double one = 1, zero = 0;
-    TRELLIS_CUSPARSE(cusparseDbsrmv(handle_, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    A_.num_block_rows, A_.num_block_cols, A_.nnz_blocks(), &one, descr_,
-                                    A_.values.data(), A_.row_map.data(), A_.entries.data(), A_.block_size, x.data(),
-                                    &zero, y.data()));
-  }
-
- private:
-  cusparseHandle_t handle_;
-  BsrMatrix<double, Device> A_;
-  cusparseMatDescr_t descr_ = nullptr;
-};
+using bench::CusparseBsrmv;
 #endif
 
 /// Times y = A x runs against the KK reference: records ms, GB/s for `bytes`

@@ -468,6 +468,8 @@ HostCsr read_coordinate(Scanner& s, const Header& h) {
   return build_csr(ordinal_t(mm.rows), ordinal_t(mm.cols), t);
 }
 
+std::vector<double> read_array_values(Scanner& s, const Header& h);
+
 std::vector<double> read_vector(Scanner& s, const Header& h) {
   const MatrixMarketHeader& mm = h.mm;
   if (mm.format != MMFormat::array)
@@ -477,9 +479,15 @@ std::vector<double> read_vector(Scanner& s, const Header& h) {
   if (mm.cols != 1)
     s.fail(h.size_line, "vector file has " + std::to_string(mm.cols) +
                             " columns; only single-column vectors (size line 'N 1') are supported");
+  return read_array_values(s, h);
+}
+
+// The rows*cols values of an `array` file, in file (column-major) order.
+std::vector<double> read_array_values(Scanner& s, const Header& h) {
+  const MatrixMarketHeader& mm = h.mm;
   std::vector<double> x;
-  x.reserve(std::min<size_t>(size_t(mm.rows), s.bytes_left() / 2 + 1));
-  for_each_data_line(s, h, mm.rows, "values", [&](const Line& ln) {
+  x.reserve(std::min<size_t>(size_t(mm.entries), s.bytes_left() / 2 + 1));
+  for_each_data_line(s, h, mm.entries, "values", [&](const Line& ln) {
     const char* p = ln.begin;
     x.push_back(parse_value(next_token(p, ln.end), mm.field, ln.number, s));
     expect_end_of_line(p, ln, s);
@@ -775,6 +783,21 @@ std::vector<double> parse_matrix_market_vector(std::string_view text, const std:
 std::vector<double> read_matrix_market_vector(const std::string& path) {
   const FileText text(path);
   return parse_matrix_market_vector(text.view(), path);
+}
+
+std::vector<double> read_matrix_market_array(const std::string& path, long long& rows, long long& cols) {
+  const FileText text(path);
+  Scanner s(text.view(), path);
+  const Header h = parse_header(s);
+  if (h.mm.format != MMFormat::array)
+    s.fail(1, "coordinate file: read_matrix_market_array reads 'array' (dense) files (use read_matrix_market)");
+  if (h.mm.symmetry != MMSymmetry::general)
+    s.fail(1, std::string("an array file must be 'general' here, not '") + symmetry_name(h.mm.symmetry) + "'");
+  check_limits(h, s);
+  std::vector<double> x = read_array_values(s, h);
+  rows = h.mm.rows;
+  cols = h.mm.cols;
+  return x;
 }
 
 void write_matrix_market(const std::string& path, const HostCsr& A) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "trellis/core/types.hpp"
+#include "trellis/distributed/communicator.hpp"
 
 namespace trellis::distributed {
 
@@ -45,5 +46,15 @@ struct HaloPlan {
     return true;
   }
 };
+
+/// The plan of a block-row distribution, in block units: this rank owns the
+/// global block rows [offsets[rank], offsets[rank + 1]) (offsets has
+/// comm.size() + 1 entries, the same on every rank), and its rows reference
+/// the global block columns `ghosts` of other ranks (ascending, no
+/// duplicates). recv_indices are ghost slots (position in `ghosts`),
+/// send_indices local block rows. Collective; a ghost outside the matrix, on
+/// this rank or out of order is an InputError thrown on every rank.
+HaloPlan make_halo_plan(const Communicator& comm, const std::vector<ordinal_t>& offsets,
+                        const std::vector<ordinal_t>& ghosts);
 
 }  // namespace trellis::distributed

@@ -43,6 +43,10 @@ MatrixMarketHeader read_matrix_market_header(const std::string& path);
 std::vector<double> read_matrix_market_vector(const std::string& path);
 std::vector<double> parse_matrix_market_vector(std::string_view text, const std::string& name);
 
+/// Reads an `array` real/integer general file of any shape: its rows*cols
+/// values in file order, which is column-major (entry (i, j) at i + rows*j).
+std::vector<double> read_matrix_market_array(const std::string& path, long long& rows, long long& cols);
+
 /// Writes a coordinate real general matrix (full precision, round-trips).
 void write_matrix_market(const std::string& path, const HostCsr& A);
 /// Writes an `array` real general vector (one column).

@@ -63,6 +63,9 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
   detail::check_krylov_arguments("bicgstab", A, b, x, o);
+  if (!A.communicator().single_process())  // its fused inner products take no communicator yet
+    throw InputError("bicgstab: the operator is distributed over " + std::to_string(A.communicator().size()) +
+                     " processes; use gmres or cg");
   const size_t n = b.extent(0);
   const bool split = form == BicgstabForm::split;
   BicgstabWorkspace<Scalar, Device> own;

@@ -23,16 +23,17 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
   const vec r = alloc("trellis::cg::r"), z = alloc("trellis::cg::z"), p = alloc("trellis::cg::p"),
             q = alloc("trellis::cg::q");
   KrylovResult out;
-  const double bnorm = detail::norm2(space, b);
+  const distributed::Communicator& comm = A.communicator();
+  const double bnorm = detail::norm2(space, b, comm);
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
   A.apply(space, x, r);
   axpby(space, Scalar(1), b, Scalar(-1), r);  // r = b - A x
-  double rnorm = detail::norm2(space, r);
+  double rnorm = detail::norm2(space, r, comm);
   detail::record_residual(out, o, rnorm / scale);
   M.apply(space, r, z);
   Kokkos::deep_copy(space, p, z);
-  Scalar rz = dot(space, r, z);
+  Scalar rz = dot(space, r, z, comm);
   out.status = KrylovStatus::max_iterations;
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) {
@@ -45,7 +46,7 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
     }
     if (out.iterations >= o.max_iterations) break;
     A.apply(space, p, q);
-    const Scalar pq = dot(space, p, q);
+    const Scalar pq = dot(space, p, q, comm);
     if (!std::isfinite(double(pq))) {
       out.status = KrylovStatus::non_finite;
       break;
@@ -57,11 +58,11 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
     const Scalar alpha = rz / pq;
     axpby(space, alpha, p, Scalar(1), x);   // x += alpha p
     axpby(space, -alpha, q, Scalar(1), r);  // r -= alpha A p
-    rnorm = detail::norm2(space, r);
+    rnorm = detail::norm2(space, r, comm);
     ++out.iterations;
     detail::record_residual(out, o, rnorm / scale);
     M.apply(space, r, z);
-    const Scalar rz_next = dot(space, r, z);
+    const Scalar rz_next = dot(space, r, z, comm);
     axpby(space, Scalar(1), z, rz_next / rz, p);  // p = z + beta p
     rz = rz_next;
   }

@@ -2,6 +2,8 @@
 // Right-preconditioned restarted GMRES(m): modified Gram-Schmidt Arnoldi on
 // A M^{-1}, Givens rotations for the least-squares problem, x += M^{-1} V y
 // at the end of each cycle. Its residual is the true one, b - A x.
+// Distributed operators (the Kronecker operator over MPI) run the same code:
+// every inner product sums over A.communicator()'s processes.
 #include <vector>
 
 #include "trellis/core/eti.hpp"
@@ -31,8 +33,9 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
   const vec z(Kokkos::view_alloc(space, std::string("trellis::gmres::z")), n);
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
+  const distributed::Communicator& comm = A.communicator();
   KrylovResult out;
-  const double bnorm = detail::norm2(space, b);
+  const double bnorm = detail::norm2(space, b, comm);
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
   out.status = KrylovStatus::max_iterations;
@@ -40,7 +43,7 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
   for (int cycle = 0; !done; ++cycle) {
     A.apply(space, x, w);
     axpby(space, Scalar(1), b, Scalar(-1), w);  // r = b - A x
-    const double beta = detail::norm2(space, w);
+    const double beta = detail::norm2(space, w, comm);
     if (cycle == 0) detail::record_residual(out, o, beta / scale);
     if (!std::isfinite(beta)) {
       out.status = KrylovStatus::non_finite;
@@ -59,10 +62,10 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
       M.apply(space, column(k), z);
       A.apply(space, z, w);           // w = A M^{-1} v_k
       for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-        h(i, k) = dot(space, w, column(i));
+        h(i, k) = dot(space, w, column(i), comm);
         axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
       }
-      h(k + 1, k) = detail::norm2(space, w);
+      h(k + 1, k) = detail::norm2(space, w, comm);
       for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
         const double a = h(i, k), c = h(i + 1, k);
         h(i, k) = cs[i] * a + sn[i] * c;

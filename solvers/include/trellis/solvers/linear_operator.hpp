@@ -10,6 +10,7 @@
 #include <KokkosSparse_spmv.hpp>
 
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/distributed/communicator.hpp"
 
 namespace trellis {
 
@@ -26,6 +27,13 @@ class LinearOperator {
   void apply(const execution_space& space, const_vector_type x, vector_type y) const { apply_on(space, x, y); }
   /// y = A x on the default instance.
   void apply(const_vector_type x, vector_type y) const { apply_on(execution_space(), x, y); }
+  /// The processes the operator's rows are spread over: the drivers' inner
+  /// products sum over all of them (the reduction seam,
+  /// detail/vector_ops.hpp). One process unless the operator is distributed.
+  virtual const distributed::Communicator& communicator() const {
+    static const distributed::Communicator single_process;
+    return single_process;
+  }
 
  protected:
   /// The customisation point behind both apply overloads.

@@ -41,7 +41,7 @@ double true_relative_residual(const typename Device::execution_space& space, con
                               Kokkos::View<Scalar*, Device> r) {
   A.apply(space, x, r);
   axpby(space, Scalar(1), b, Scalar(-1), r);
-  const double bn = norm2(space, b), rn = norm2(space, r);
+  const double bn = norm2(space, b, A.communicator()), rn = norm2(space, r, A.communicator());
   return bn > 0 ? rn / bn : rn;
 }
 

@@ -1,0 +1,172 @@
+#pragma once
+// The multi-vector block SpMV of the Kronecker operator (seed 001,
+// Algorithms 2 and 3): for the s columns x_j of an N x s block X (stored
+// column after column, column j at x[j * ld]),
+//   y_i += sum over blocks (i, c) of  P_blk * (sum_j p_ij x_j[c])
+//                                   + Q_blk * (sum_j q_ij x_j[c])
+// where P, Q are the stored blocks of two BSR matrices on one pattern (M and
+// L of the usual FEM case; the Q term is absent for a single matrix) and
+// p, q are s x s coefficient matrices (A and tau B).
+//
+// Each matrix block is read once for all s columns (Algorithm 3's reuse), and
+// the linear combination X̂Aᵀ of Algorithm 2 is formed per block in registers
+// from the s x blocks, so the combined X̃ is never written to memory and a
+// halo exchange moves the s raw columns once (not X̃A and X̃B apart).
+//
+// Mapping, as bsr_spmv: a team thread per block row, its vector lanes split
+// the row's blocks, a lane keeps C x b partial sums (C output columns at a
+// time, C <= 4 compile-time; s > 4 reads the matrix once per chunk of 4).
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "trellis/core/block_size.hpp"
+#include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/core/sum_array.hpp"
+#include "trellis/spmv/bsr_spmv.hpp"
+
+namespace trellis {
+
+/// s columns of length rows stored at x[j * ld + row] (ld >= rows).
+template <class Scalar, class Device>
+struct ColumnBlock {
+  Kokkos::View<const Scalar*, Device> data;
+  ordinal_t ld = 0;
+};
+
+/// The matrices of one multi-vector product: P (and Q when present) on one
+/// pattern, with their s x s row-major coefficient matrices in device memory.
+template <class Scalar, class Device>
+struct KroneckerTerms {
+  BsrMatrix<Scalar, Device> P;
+  Kokkos::View<const Scalar*, Device> Q_values;  // Q's values on P's pattern; empty: no Q term
+  Kokkos::View<const Scalar*, Device> p_coeffs;  // s x s
+  Kokkos::View<const Scalar*, Device> q_coeffs;  // s x s (unused without Q)
+  bool has_q() const { return Q_values.extent(0) > 0; }
+};
+
+namespace detail {
+
+/// Output columns [i0, i0 + C) of the product, added to y (beta = 1) or
+/// overwriting it (beta = 0; y is then never read).
+template <int B, int C, bool TwoTerms, class Scalar, class Device>
+void kronecker_spmv_chunk(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
+                          int i0, const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                          ordinal_t y_ld) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using member = typename policy::member_type;
+  using Sum = SumArray<Scalar, B * C>;
+  const Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::RandomAccess>> xr = x.data;
+  const ordinal_t ld = x.ld;
+  const auto row_map = t.P.row_map;
+  const auto entries = t.P.entries;
+  const auto pv = t.P.values;
+  const auto qv = t.Q_values;
+  const auto pc = t.p_coeffs;
+  const auto qc = t.q_coeffs;
+  const ordinal_t block_rows = t.P.num_block_rows;
+  const auto shape = bsr_spmv_shape<exec>(block_rows, t.P.nnz_blocks());
+  const int rows_per_team = shape.team_size * shape.rows_per_thread;
+  const int league = int((block_rows + rows_per_team - 1LL) / rows_per_team);
+  Kokkos::parallel_for(
+      "trellis::kronecker_spmv", policy(space, league, shape.team_size, shape.vector_length),
+      KOKKOS_LAMBDA(const member& m) {
+        const ordinal_t first = ordinal_t(m.league_rank()) * rows_per_team;
+        const ordinal_t count = block_rows - first < rows_per_team ? block_rows - first : rows_per_team;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t r) {
+          const ordinal_t row = first + r;
+          Sum sum;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, row_map(row), row_map(row + 1)),
+              [&](offset_t k, Sum& acc) {
+                // u_c = sum_j p_(i0+c) j x_j (and w_c with q): Algorithm 2 per block.
+                Scalar u[C][B] = {}, w[C][B] = {};
+                const ordinal_t col0 = entries(k) * B;
+                for (int j = 0; j < s; ++j) {
+                  Scalar xj[B];
+                  for (int e = 0; e < B; ++e) xj[e] = xr(size_t(j) * ld + col0 + e);
+                  for (int c = 0; c < C; ++c) {
+                    const Scalar a = pc((i0 + c) * s + j);
+                    for (int e = 0; e < B; ++e) u[c][e] += a * xj[e];
+                    if constexpr (TwoTerms) {
+                      const Scalar b = qc((i0 + c) * s + j);
+                      for (int e = 0; e < B; ++e) w[c][e] += b * xj[e];
+                    }
+                  }
+                }
+                const Scalar* P = pv.data() + size_t(k) * (B * B);
+                for (int rr = 0; rr < B; ++rr)
+                  for (int e = 0; e < B; ++e) {
+                    const Scalar p = P[rr * B + e];
+                    for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
+                  }
+                if constexpr (TwoTerms) {
+                  const Scalar* Q = qv.data() + size_t(k) * (B * B);
+                  for (int rr = 0; rr < B; ++rr)
+                    for (int e = 0; e < B; ++e) {
+                      const Scalar q = Q[rr * B + e];
+                      for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
+                    }
+                }
+              },
+              sum);
+          Kokkos::single(Kokkos::PerThread(m), [&]() {
+            for (int c = 0; c < C; ++c)
+              for (int rr = 0; rr < B; ++rr) {
+                Scalar& out = y(size_t(i0 + c) * y_ld + size_t(row) * B + rr);
+                out = beta == Scalar(0) ? sum.v[c * B + rr] : sum.v[c * B + rr] + beta * out;
+              }
+          });
+        });
+      });
+}
+
+template <int B, bool TwoTerms, class Scalar, class Device>
+void kronecker_spmv_fixed(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
+                          const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                          ordinal_t y_ld) {
+  for (int i0 = 0; i0 < s; i0 += 4) {
+    switch (s - i0 < 4 ? s - i0 : 4) {
+      case 1: kronecker_spmv_chunk<B, 1, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      case 2: kronecker_spmv_chunk<B, 2, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      case 3: kronecker_spmv_chunk<B, 3, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      default: kronecker_spmv_chunk<B, 4, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// y = (P-term + Q-term) applied to the s columns of x, plus beta y (beta 0:
+/// y overwritten, never read). y holds s columns of P.num_rows() at y[i * y_ld];
+/// x holds s columns of P.num_cols() at x.data[j * x.ld]. Queued on space.
+template <class Scalar, class Device>
+void kronecker_spmv(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
+                    const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                    ordinal_t y_ld) {
+  const std::string who = "kronecker_spmv";
+  detail::check_block_size(t.P.block_size, who);
+  if (s < 1 || t.p_coeffs.extent(0) != size_t(s) * size_t(s) ||
+      (t.has_q() && t.q_coeffs.extent(0) != size_t(s) * size_t(s)))
+    throw StructureError(who + ": coefficient matrices do not have s x s = " + std::to_string(s) + "^2 entries");
+  if (t.has_q() && t.Q_values.extent(0) != t.P.values.extent(0))
+    throw StructureError(who + ": the second matrix's values do not fit the shared pattern");
+  const size_t x_need = s > 0 ? size_t(s - 1) * size_t(x.ld) + size_t(t.P.num_cols()) : 0;
+  const size_t y_need = s > 0 ? size_t(s - 1) * size_t(y_ld) + size_t(t.P.num_rows()) : 0;
+  if (x.ld < t.P.num_cols() || y_ld < t.P.num_rows() || x.data.extent(0) < x_need || y.extent(0) < y_need)
+    throw StructureError(who + ": x (" + std::to_string(x.data.extent(0)) + " entries, ld " + std::to_string(x.ld) +
+                         ") or y (" + std::to_string(y.extent(0)) + ", ld " + std::to_string(y_ld) + ") do not hold " +
+                         std::to_string(s) + " columns of a " + std::to_string(t.P.num_rows()) + "x" +
+                         std::to_string(t.P.num_cols()) + " matrix");
+  if (t.P.num_block_rows == 0) return;
+  detail::with_block_size(t.P.block_size, who, [&](auto Bc) {
+    constexpr int B = decltype(Bc)::value;
+    if (t.has_q())
+      detail::kronecker_spmv_fixed<B, true>(space, t, s, x, beta, y, y_ld);
+    else
+      detail::kronecker_spmv_fixed<B, false>(space, t, s, x, beta, y, y_ld);
+  });
+}
+
+}  // namespace trellis

@@ -1,0 +1,310 @@
+// kron_bench: GMRES(30) on (A ⊗ M + tau B ⊗ L) U = F (seed 001), Trellis's
+// Kronecker operator against the paper's baseline (kron_baseline.hpp) in the
+// same run, in the paper's terms (its Table 3): T_Kx (the operator's SpMV
+// work), T_c (its halo exchanges), T_Gn (the rest of GMRES: Gram-Schmidt,
+// normalization, updates) and T_all, each the maximum over the ranks, for a
+// fixed number of iterations (the paper fixes 6000). Also the operator alone
+// (time per apply, GFLOP/s with the paper's flop count, arithmetic intensity
+// and GB/s against the measured copy bandwidth) and, with --precond, the
+// iterations to a tolerance with the stage preconditioner against none.
+//
+// Runs on any number of MPI ranks (mpiexec -n P kron_bench ...; on a machine
+// with several GPUs add --kokkos-num-devices=G to give each rank its own).
+// Every rank generates the whole problem and keeps its block rows.
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "kron_baseline.hpp"
+#include "trellis/config.hpp"
+#include "trellis/distributed/block_rows.hpp"
+#include "trellis/gallery/kronecker_problems.hpp"
+#include "trellis/io/kronecker_io.hpp"
+#include "trellis/solvers/gmres.hpp"
+#include "trellis/solvers/kronecker_operator.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/kronecker_stages.hpp"
+#if TRELLIS_ENABLE_MPI
+#include <mpi.h>
+#endif
+
+namespace trellis {
+namespace {
+
+using Device = DefaultDevice;
+using Vector = Kokkos::View<double*, Device>;
+
+struct Args {
+  ordinal_t nx = 53, ny = 53, nz = 54;  // 151,686 points: the paper's 151,090, b = 4
+  int stages = 2;
+  double tau = 0.125;
+  std::vector<std::string> files;  // --kron M L A B
+  int block_size = 4;
+  int iterations = 6000;
+  int applies = 200;
+  std::string precond;  // --precond SPEC: iterations to 1e-6 against none
+  bool baseline = true;
+  std::string json;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&] { return bench::option_value(argc, argv, i); };
+    auto whole = [&](const std::string& v) { return int(bench::parse_number(k, v)); };
+    if (k == "--grid") {
+      const auto d = bench::split_list(value(), 'x');
+      if (d.size() != 3) throw InputError("--grid takes NXxNYxNZ");
+      a.nx = whole(d[0]), a.ny = whole(d[1]), a.nz = whole(d[2]);
+    } else if (k == "--stages")
+      a.stages = whole(value());
+    else if (k == "--tau")
+      a.tau = bench::parse_number(k, value());
+    else if (k == "--kron") {
+      for (int f = 0; f < 4; ++f) a.files.push_back(value());
+    } else if (k == "--block-size")
+      a.block_size = whole(value());
+    else if (k == "--iterations")
+      a.iterations = whole(value());
+    else if (k == "--applies")
+      a.applies = whole(value());
+    else if (k == "--precond")
+      a.precond = value();
+    else if (k == "--no-baseline")
+      a.baseline = false;
+    else if (k == "--json")
+      a.json = value();
+    else if (k.rfind("--kokkos", 0) != 0)
+      throw InputError("unknown option '" + k +
+                       "' (accepted: --grid NXxNYxNZ --stages S --tau T --kron M L A B --block-size B "
+                       "--iterations N --applies N --precond SPEC --no-baseline --json F)");
+  }
+  return a;
+}
+
+distributed::Communicator world() {
+#if TRELLIS_ENABLE_MPI
+  return distributed::Communicator(MPI_COMM_WORLD);
+#else
+  return {};
+#endif
+}
+
+/// The largest value over the ranks (the paper's per-run time).
+double max_over_ranks(const distributed::Communicator& comm, double v) {
+#if TRELLIS_ENABLE_MPI
+  if (!comm.single_process()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm.mpi_comm());
+#endif
+  return v;
+}
+
+void barrier(const distributed::Communicator& comm) {
+  Kokkos::fence();
+#if TRELLIS_ENABLE_MPI
+  if (!comm.single_process()) MPI_Barrier(comm.mpi_comm());
+#endif
+}
+
+/// Seconds of `run` over all ranks: started together, the slowest rank's time.
+double timed(const distributed::Communicator& comm, const std::function<void()>& run) {
+  barrier(comm);
+  const time_point t0 = now();
+  run();
+  Kokkos::fence();
+  return max_over_ranks(comm, seconds_since(t0));
+}
+
+/// What one operator costs, alone and inside fixed-iteration GMRES.
+struct Breakdown {
+  double apply_ms = 0;  // one apply, median-free: total over `applies` / applies
+  double T_all = 0, T_Kx = 0, T_c = 0, T_Gn = 0, T_all_profiled = 0;
+  int iterations = 0;
+  double final_residual = 0;
+};
+
+template <class Op>
+Breakdown measure(const distributed::Communicator& comm, const Op& K, const Args& a, Vector b) {
+  Breakdown out;
+  Vector x("trellis::bench::x", b.extent(0)), y("trellis::bench::y", b.extent(0));
+  for (int w = 0; w < 3; ++w) K.apply(b, y);  // warm-up
+  out.apply_ms = 1e3 * timed(comm, [&] {
+                   for (int r = 0; r < a.applies; ++r) K.apply(b, y);
+                 }) / a.applies;
+  KrylovOptions o;  // fixed iterations: no tolerance can stop it
+  o.rel_tol = 0;
+  o.abs_tol = 0;
+  o.max_iterations = a.iterations;
+  o.restart = 30;
+  const IdentityPreconditioner<double, Device> none;
+  KrylovResult r;
+  out.T_all = timed(comm, [&] {
+    Kokkos::deep_copy(x, 0.0);
+    r = gmres<double, Device>(K, none, b, x, o);
+  });
+  out.iterations = r.iterations;
+  out.final_residual = r.history.empty() ? 0 : r.history.back();
+  K.reset_timings();
+  K.set_profiling(true);
+  out.T_all_profiled = timed(comm, [&] {
+    Kokkos::deep_copy(x, 0.0);
+    gmres<double, Device>(K, none, b, x, o);
+  });
+  K.set_profiling(false);
+  out.T_Kx = max_over_ranks(comm, K.timings().compute_seconds);
+  out.T_c = max_over_ranks(comm, K.timings().communication_seconds);
+  out.T_Gn = out.T_all_profiled - out.T_Kx - out.T_c;
+  return out;
+}
+
+bench::JsonObject json_of(const Breakdown& t) {
+  bench::JsonObject o;
+  o.set("apply_ms", t.apply_ms).set("T_all", t.T_all).set("T_Kx", t.T_Kx).set("T_c", t.T_c).set("T_Gn", t.T_Gn);
+  o.set("T_all_profiled", t.T_all_profiled).set("iterations", t.iterations).set("final_residual", t.final_residual);
+  return o;
+}
+
+int run(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  const auto comm = world();
+  const bool root = comm.rank() == 0;
+  const KroneckerSystem sys =
+      a.files.empty() ? gallery::stokes_kronecker(a.nx, a.ny, a.nz, a.stages, a.tau)
+                      : io::read_kronecker_system(a.files[0], a.files[1], a.files[2], a.files[3], a.tau, a.block_size);
+  const auto offsets = distributed::block_row_offsets_by_work(sys.M, comm.size());
+  const ordinal_t first = offsets[size_t(comm.rank())], end = offsets[size_t(comm.rank()) + 1];
+  KroneckerSystem local = sys;
+  local.M = distributed::block_row_slice(sys.M, first, end);
+  local.L = distributed::block_row_slice(sys.L, first, end);
+  const KroneckerOperator<double, Device> K(comm, local, offsets);
+  const int s = sys.stages, bs = sys.M.block_size;
+  if (root)
+    std::printf("kron_bench: %s; %d rank(s), %s\n  N = %d rows, s = %d, %lld blocks in M%s, halo %zu entries sent "
+                "by rank 0 (%s)\n",
+                sys.description.c_str(), comm.size(), bench::device_name().c_str(), sys.space_rows(), s,
+                (long long)sys.M.nnz_blocks(), K.shared_pattern() ? " (L on the same pattern)" : ", L apart",
+                K.halo().send_entries(), K.halo().direct() ? "MPI given the kernels' buffers" : "staged through pinned host memory");
+
+  // b = K u for a random u: a right-hand side with a known solution.
+  const auto u = bench::random_device_vector(size_t(K.num_rows()), 7 + comm.rank());
+  Vector b("trellis::bench::b", u.extent(0));
+  K.apply(u, b);
+
+  // The paper's flop count per apply (Fig. 14): 4 q s^2 for X̂Aᵀ and X̂Bᵀ, and
+  // 2 s b^2 per stored block of M and of L. Bytes: matrix values and indices
+  // once, x read and y written once.
+  long long nnzb_local = K.shared_pattern() ? local.M.nnz_blocks() : local.M.nnz_blocks() + local.L.nnz_blocks();
+  const double q = double(K.local_space_rows());
+  const double flops = 4.0 * q * s * s + 2.0 * s * double(local.M.nnz_blocks() + local.L.nnz_blocks()) * bs * bs;
+  const double bytes = 8.0 * double(local.M.nnz_blocks() + local.L.nnz_blocks()) * bs * bs + 4.0 * nnzb_local +
+                       2.0 * 8.0 * q * s;
+  const double total_flops = max_over_ranks(comm, flops) * comm.size();  // for GFLOP/s of the slowest rank's share
+
+  bench::JsonObject row;
+  row.set("problem", sys.description).set("ranks", comm.size()).set("device", bench::device_name());
+  row.set("N", sys.space_rows()).set("s", s).set("block_size", bs).set("iterations", a.iterations);
+  row.set("flops_per_apply", total_flops).set("arithmetic_intensity", flops / bytes);
+  const double copy_GBs = bench::measure_copy_bandwidth(size_t(256) << 20);
+  row.set("copy_GBs", copy_GBs);
+
+  const Breakdown ours = measure(comm, K, a, b);
+  const double gflops = total_flops / (ours.apply_ms * 1e-3) / 1e9;
+  const double GBs = max_over_ranks(comm, bytes) / (ours.apply_ms * 1e-3) / 1e9;
+  row.set("trellis", json_of(ours)).set("trellis_gflops", gflops).set("trellis_GBs_rank", GBs);
+  if (root)
+    std::printf("  Trellis  : apply %.3f ms (%.1f GFLOP/s, AI %.3f flop/B, %.0f GB/s per rank = %.0f%% of copy)\n"
+                "             GMRES %d it: T_all %.3f s | profiled: T_Kx %.3f T_c %.3f T_Gn %.3f s\n",
+                ours.apply_ms, gflops, flops / bytes, GBs, 100 * GBs / copy_GBs, ours.iterations, ours.T_all,
+                ours.T_Kx, ours.T_c, ours.T_Gn);
+
+  {  // the two-pass form on the same pattern: what the merge buys
+    KroneckerOptions two;
+    two.merge_shared_pattern = false;
+    const KroneckerOperator<double, Device> K2(comm, local, offsets, two);
+    Vector y2("y2", b.extent(0));
+    for (int w = 0; w < 3; ++w) K2.apply(b, y2);
+    const double ms = 1e3 * timed(comm, [&] {
+                        for (int r = 0; r < a.applies; ++r) K2.apply(b, y2);
+                      }) / a.applies;
+    row.set("trellis_two_pass_apply_ms", ms);
+    if (root) std::printf("  Trellis, M and L in two passes: apply %.3f ms\n", ms);
+  }
+
+  bool wrong = false;
+  if (a.baseline) {
+    const bench::ColumnwiseKronecker C(comm, local, offsets);
+    Vector y_ours("y_ours", b.extent(0)), y_base("y_base", b.extent(0));
+    K.apply(b, y_ours);
+    C.apply(b, y_base);
+    const double diff = max_over_ranks(comm, bench::relative_difference(y_ours, y_base));
+    const Breakdown base = measure(comm, C, a, b);
+    row.set("baseline", json_of(base)).set("baseline_difference", diff);
+    const double ratio_kx = base.T_Kx / ours.T_Kx, ratio_all = base.T_all / ours.T_all;
+    row.set("speedup_T_Kx", ratio_kx).set("speedup_T_all", ratio_all).set("speedup_apply", base.apply_ms / ours.apply_ms);
+    if (comm.size() > 1) row.set("speedup_T_c", base.T_c / ours.T_c);
+    if (root) {
+      std::printf("  Baseline : apply %.3f ms; GMRES %d it: T_all %.3f s | profiled: T_Kx %.3f T_c %.3f T_Gn %.3f s\n",
+                  base.apply_ms, base.iterations, base.T_all, base.T_Kx, base.T_c, base.T_Gn);
+      std::printf("  speedups : apply %.2fx, T_Kx %.2fx, T_c %s, T_all %.2fx (operators differ by %.2g)\n",
+                  base.apply_ms / ours.apply_ms, ratio_kx,
+                  comm.size() > 1 ? (std::to_string(base.T_c / ours.T_c) + "x").c_str() : "n/a", ratio_all, diff);
+    }
+    if (!(diff < 1e-10)) {
+      if (root) std::printf("  WRONG: the operators differ by %.3g\n", diff);
+      wrong = true;
+    }
+  }
+
+  if (!a.precond.empty()) {  // beyond the paper: iterations to 1e-6 with the stage preconditioner
+    KrylovOptions o;
+    o.rel_tol = 1e-6;
+    o.abs_tol = 1e-8;
+    o.max_iterations = 20000;
+    Vector x("x", b.extent(0));
+    const IdentityPreconditioner<double, Device> none;
+    KrylovResult plain;
+    const double t_plain = timed(comm, [&] { plain = gmres<double, Device>(K, none, b, x, o); });
+    const KroneckerStagePreconditioner P(local, first, a.precond);
+    Kokkos::deep_copy(x, 0.0);
+    KrylovResult pre;
+    const double t_pre = timed(comm, [&] { pre = gmres<double, Device>(K, P, b, x, o); });
+    bench::JsonObject p;
+    p.set("spec", P.stage().name).set("gamma", P.gamma()).set("plain_iterations", plain.iterations);
+    p.set("plain_seconds", t_plain).set("plain_converged", plain.converged());
+    p.set("preconditioned_iterations", pre.iterations).set("preconditioned_seconds", t_pre);
+    p.set("preconditioned_converged", pre.converged()).set("true_residual", pre.true_relative_residual);
+    row.set("preconditioned", p);
+    if (root)
+      std::printf("  to 1e-6  : none %d it %.3f s (%s); %s stages %d it %.3f s (%s, true residual %.2g)\n",
+                  plain.iterations, t_plain, plain.converged() ? "converged" : "not converged", P.stage().name.c_str(),
+                  pre.iterations, t_pre, pre.converged() ? "converged" : "not converged", pre.true_relative_residual);
+  }
+
+  if (root && !a.json.empty()) bench::write_text_file(a.json, row.str());
+  return wrong ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace trellis
+
+int main(int argc, char** argv) {
+#if TRELLIS_ENABLE_MPI
+  MPI_Init(&argc, &argv);
+#endif
+  int rc = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    try {
+      rc = trellis::run(argc, argv);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kron_bench: %s\n", e.what());
+      rc = 2;
+    }
+  }
+#if TRELLIS_ENABLE_MPI
+  MPI_Finalize();
+#endif
+  return rc;
+}
