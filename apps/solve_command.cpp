@@ -17,12 +17,17 @@
 #include "convergence_plot.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/stopwatch.hpp"
+#include "trellis/gallery/kronecker_problems.hpp"
 #include "trellis/gallery/problem_spec.hpp"
+#include "trellis/io/kronecker_io.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
 #include "trellis/solvers/gmres.hpp"
+#include "trellis/solvers/kronecker_operator.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/solvers/preconditioners/identity.hpp"
+#include "trellis/solvers/preconditioners/kronecker_stages.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -40,6 +45,12 @@ struct SolveArgs {
   PreconditionerOptions options;
   bool compare = false;
   std::string history;  // CSV path; the SVG plot goes beside it
+  bool precond_given = false;
+  // Kronecker systems (seed 001): --kron M L A B, or a kron-stokes: problem.
+  std::vector<std::string> kron_files;
+  double tau = std::nan("");
+  int block_size = 1;
+  bool kronecker() const { return !kron_files.empty() || problem.rfind("kron-stokes:", 0) == 0; }
 };
 
 const std::string solve_usage =
@@ -58,7 +69,12 @@ const std::string solve_usage =
     "  --pivot-boost B\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
-    "  --history FILE.csv              convergence history of every run, and FILE.svg\n";
+    "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
+    "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
+    "  trellis solve --kron M.mtx L.mtx A.mtx B.mtx --tau T [--block-size B]\n"
+    "  trellis solve kron-stokes:NXxNYxNZ[:s=S][:tau=T]   (generated Stokes-like b=4, Radau IIA)\n"
+    "                                  --precond none (default) or a stage preconditioner\n"
+    "                                  I_s (x) P0(M + tau gamma L), P0 e.g. ilu0 or jacobi\n";
 
 SolveArgs parse_args(const std::vector<std::string>& args) {
   SolveArgs a;
@@ -91,7 +107,13 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
     if (k == "--solver")
       a.solver = value();
     else if (k == "--precond")
-      a.precond = canonical_preconditioner(value());
+      a.precond = canonical_preconditioner(value()), a.precond_given = true;
+    else if (k == "--kron") {
+      for (int f = 0; f < 4; ++f) a.kron_files.push_back(value());
+    } else if (k == "--tau")
+      a.tau = number(value(), 0, 1e300, "0 or more");
+    else if (k == "--block-size")
+      a.block_size = whole(value(), 1, 8, "1 to 8");
     else if (k == "--form")
       a.form = parse<BicgstabForm>(value());
     else if (k == "--tol")
@@ -119,6 +141,14 @@ SolveArgs parse_args(const std::vector<std::string>& args) {
   }
   if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
     throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
+  if (a.kronecker()) {
+    if (!a.kron_files.empty() && have_problem)
+      throw InputError("--kron reads the system from its four files; a problem '" + a.problem + "' was given too");
+    if (!a.kron_files.empty() && std::isnan(a.tau)) throw InputError("--kron needs --tau T");
+    if (a.compare) throw InputError("--compare is not available for Kronecker systems (perf_tests/kron_bench is)");
+    a.solver = "gmres";
+    if (!a.precond_given) a.precond = "none";
+  }
   return a;
 }
 
@@ -206,12 +236,75 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
   std::printf("history: %s, plot: %s\n", path.c_str(), svg.c_str());
 }
 
+/// The system of a kron-stokes:NXxNYxNZ[:s=S][:tau=T] spec.
+KroneckerSystem kron_stokes(const std::string& spec) {
+  const std::string usage = "expected kron-stokes:NXxNYxNZ[:s=S][:tau=T], got '" + spec + "'";
+  std::vector<std::string> parts;
+  for (size_t at = 0, next; at != std::string::npos; at = next == std::string::npos ? next : next + 1)
+    parts.push_back(spec.substr(at, (next = spec.find(':', at)) == std::string::npos ? next : next - at));
+  int n[3] = {0, 0, 0}, s = 2;
+  double tau = 0.125;
+  try {
+    if (parts.size() < 2 || std::sscanf(parts[1].c_str(), "%dx%dx%d", &n[0], &n[1], &n[2]) != 3) throw InputError("");
+    for (size_t k = 2; k < parts.size(); ++k)
+      if (parts[k].rfind("s=", 0) == 0)
+        s = std::stoi(parts[k].substr(2));
+      else if (parts[k].rfind("tau=", 0) == 0)
+        tau = std::stod(parts[k].substr(4));
+      else
+        throw InputError("");
+  } catch (const std::exception&) {
+    throw InputError(usage);
+  }
+  return gallery::stokes_kronecker(n[0], n[1], n[2], s, tau);
+}
+
+/// GMRES on a Kronecker system, F = K 1, with no or a stage preconditioner.
+int kronecker_solve(const SolveArgs& a) {
+  const KroneckerSystem sys = a.kron_files.empty()
+                                  ? kron_stokes(a.problem)
+                                  : io::read_kronecker_system(a.kron_files[0], a.kron_files[1], a.kron_files[2],
+                                                              a.kron_files[3], a.tau, a.block_size);
+  const KroneckerOperator<double, Device> K(sys);
+  std::printf("problem: %s\n  N = %d rows x s = %d stages = %d unknowns, block size %d, %s\n", sys.description.c_str(),
+              sys.space_rows(), sys.stages, K.num_rows(), sys.M.block_size,
+              K.shared_pattern() ? "M and L on one pattern (one pass)" : "M and L on different patterns");
+  std::printf("solver: gmres(%d), tolerance %.1e, backend %s\n", a.krylov.restart, a.krylov.rel_tol,
+              Kokkos::DefaultExecutionSpace::name());
+  Vector ones("ones", size_t(K.num_rows())), b("b", size_t(K.num_rows())), x("x", size_t(K.num_rows()));
+  Kokkos::deep_copy(ones, 1.0);
+  K.apply(ones, b);
+  Run run;
+  auto t0 = now();
+  std::unique_ptr<Preconditioner<double, Device>> P;
+  if (a.precond == "none") {
+    P = std::make_unique<IdentityPreconditioner<double, Device>>();
+    run.label = "none";
+  } else {
+    auto stages = std::make_unique<KroneckerStagePreconditioner>(sys, 0, a.precond, a.options);
+    run.label = "stages:" + stages->stage().name;
+    std::printf("preconditioner: I_s (x) %s(%g M + %g tau L)\n", stages->stage().name.c_str(), stages->alpha(),
+                stages->gamma());
+    P = std::move(stages);
+  }
+  Kokkos::fence();
+  run.setup_seconds = seconds_since(t0);
+  t0 = now();
+  run.result = run_solver(a, K, *P, b, x);
+  Kokkos::fence();
+  run.solve_seconds = seconds_since(t0);
+  print_run(run);
+  if (!a.history.empty()) write_history(a.history, {run});
+  return run.result.converged() ? 0 : 3;
+}
+
 }  // namespace
 
 int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_args(args);
+  if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
               p.matrix.nnz(), p.block_matrix ? (", BSR b=" + std::to_string(p.block_matrix->block_size)).c_str() : "");

@@ -71,8 +71,7 @@ class ColumnwiseKronecker : public LinearOperator<double, DefaultDevice> {
     for (int i = 0; i < s_; ++i)  // X̃ = X̂ Cᵀ: s^2 axpy passes per coefficient matrix
       for (const auto& [C, out] : {std::make_pair(&A_, xa_), std::make_pair(&tauB_, xb_)}) {
         Kokkos::deep_copy(space, col(out, i), 0.0);
-        for (int j = 0; j < s_; ++j)
-          detail::axpby(space, (*C)[size_t(i) * s_ + j], col(x, j), 1.0, col(out, i));
+        for (int j = 0; j < s_; ++j) detail::axpby(space, (*C)[size_t(i) * s_ + j], col(x, j), 1.0, col(out, i));
       }
     for (int i = 0; i < s_; ++i) {
       spmv(0, col(xa_, i), col(y, i), 0.0);  // M_d x̃A_i

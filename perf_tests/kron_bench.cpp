@@ -130,9 +130,12 @@ Breakdown measure(const distributed::Communicator& comm, const Op& K, const Args
   Breakdown out;
   Vector x("trellis::bench::x", b.extent(0)), y("trellis::bench::y", b.extent(0));
   for (int w = 0; w < 3; ++w) K.apply(b, y);  // warm-up
-  out.apply_ms = 1e3 * timed(comm, [&] {
-                   for (int r = 0; r < a.applies; ++r) K.apply(b, y);
-                 }) / a.applies;
+  out.apply_ms = 1e3 *
+                 timed(comm,
+                       [&] {
+                         for (int r = 0; r < a.applies; ++r) K.apply(b, y);
+                       }) /
+                 a.applies;
   KrylovOptions o;  // fixed iterations: no tolerance can stop it
   o.rel_tol = 0;
   o.abs_tol = 0;
@@ -181,11 +184,13 @@ int run(int argc, char** argv) {
   const KroneckerOperator<double, Device> K(comm, local, offsets);
   const int s = sys.stages, bs = sys.M.block_size;
   if (root)
-    std::printf("kron_bench: %s; %d rank(s), %s\n  N = %d rows, s = %d, %lld blocks in M%s, halo %zu entries sent "
-                "by rank 0 (%s)\n",
-                sys.description.c_str(), comm.size(), bench::device_name().c_str(), sys.space_rows(), s,
-                (long long)sys.M.nnz_blocks(), K.shared_pattern() ? " (L on the same pattern)" : ", L apart",
-                K.halo().send_entries(), K.halo().direct() ? "MPI given the kernels' buffers" : "staged through pinned host memory");
+    std::printf(
+        "kron_bench: %s; %d rank(s), %s\n  N = %d rows, s = %d, %lld blocks in M%s, halo %zu entries sent "
+        "by rank 0 (%s)\n",
+        sys.description.c_str(), comm.size(), bench::device_name().c_str(), sys.space_rows(), s,
+        (long long)sys.M.nnz_blocks(), K.shared_pattern() ? " (L on the same pattern)" : ", L apart",
+        K.halo().send_entries(),
+        K.halo().direct() ? "MPI given the kernels' buffers" : "staged through pinned host memory");
 
   // b = K u for a random u: a right-hand side with a known solution.
   const auto u = bench::random_device_vector(size_t(K.num_rows()), 7 + comm.rank());
@@ -198,8 +203,8 @@ int run(int argc, char** argv) {
   long long nnzb_local = K.shared_pattern() ? local.M.nnz_blocks() : local.M.nnz_blocks() + local.L.nnz_blocks();
   const double q = double(K.local_space_rows());
   const double flops = 4.0 * q * s * s + 2.0 * s * double(local.M.nnz_blocks() + local.L.nnz_blocks()) * bs * bs;
-  const double bytes = 8.0 * double(local.M.nnz_blocks() + local.L.nnz_blocks()) * bs * bs + 4.0 * nnzb_local +
-                       2.0 * 8.0 * q * s;
+  const double bytes =
+      8.0 * double(local.M.nnz_blocks() + local.L.nnz_blocks()) * bs * bs + 4.0 * nnzb_local + 2.0 * 8.0 * q * s;
   const double total_flops = max_over_ranks(comm, flops) * comm.size();  // for GFLOP/s of the slowest rank's share
 
   bench::JsonObject row;
@@ -214,10 +219,11 @@ int run(int argc, char** argv) {
   const double GBs = max_over_ranks(comm, bytes) / (ours.apply_ms * 1e-3) / 1e9;
   row.set("trellis", json_of(ours)).set("trellis_gflops", gflops).set("trellis_GBs_rank", GBs);
   if (root)
-    std::printf("  Trellis  : apply %.3f ms (%.1f GFLOP/s, AI %.3f flop/B, %.0f GB/s per rank = %.0f%% of copy)\n"
-                "             GMRES %d it: T_all %.3f s | profiled: T_Kx %.3f T_c %.3f T_Gn %.3f s\n",
-                ours.apply_ms, gflops, flops / bytes, GBs, 100 * GBs / copy_GBs, ours.iterations, ours.T_all,
-                ours.T_Kx, ours.T_c, ours.T_Gn);
+    std::printf(
+        "  Trellis  : apply %.3f ms (%.1f GFLOP/s, AI %.3f flop/B, %.0f GB/s per rank = %.0f%% of copy)\n"
+        "             GMRES %d it: T_all %.3f s | profiled: T_Kx %.3f T_c %.3f T_Gn %.3f s\n",
+        ours.apply_ms, gflops, flops / bytes, GBs, 100 * GBs / copy_GBs, ours.iterations, ours.T_all, ours.T_Kx,
+        ours.T_c, ours.T_Gn);
 
   {  // the two-pass form on the same pattern: what the merge buys
     KroneckerOptions two;
@@ -225,9 +231,12 @@ int run(int argc, char** argv) {
     const KroneckerOperator<double, Device> K2(comm, local, offsets, two);
     Vector y2("y2", b.extent(0));
     for (int w = 0; w < 3; ++w) K2.apply(b, y2);
-    const double ms = 1e3 * timed(comm, [&] {
-                        for (int r = 0; r < a.applies; ++r) K2.apply(b, y2);
-                      }) / a.applies;
+    const double ms = 1e3 *
+                      timed(comm,
+                            [&] {
+                              for (int r = 0; r < a.applies; ++r) K2.apply(b, y2);
+                            }) /
+                      a.applies;
     row.set("trellis_two_pass_apply_ms", ms);
     if (root) std::printf("  Trellis, M and L in two passes: apply %.3f ms\n", ms);
   }
@@ -242,7 +251,9 @@ int run(int argc, char** argv) {
     const Breakdown base = measure(comm, C, a, b);
     row.set("baseline", json_of(base)).set("baseline_difference", diff);
     const double ratio_kx = base.T_Kx / ours.T_Kx, ratio_all = base.T_all / ours.T_all;
-    row.set("speedup_T_Kx", ratio_kx).set("speedup_T_all", ratio_all).set("speedup_apply", base.apply_ms / ours.apply_ms);
+    row.set("speedup_T_Kx", ratio_kx)
+        .set("speedup_T_all", ratio_all)
+        .set("speedup_apply", base.apply_ms / ours.apply_ms);
     if (comm.size() > 1) row.set("speedup_T_c", base.T_c / ours.T_c);
     if (root) {
       std::printf("  Baseline : apply %.3f ms; GMRES %d it: T_all %.3f s | profiled: T_Kx %.3f T_c %.3f T_Gn %.3f s\n",

@@ -460,8 +460,8 @@ TEST(StokesKronecker, GmresIterationsOnAChosenGrid) {
   const auto sys = stokes_kronecker(n, n, n, s);
   const std::vector<double> f = reference::random_vector(size_t(sys.num_rows()), 1);
   const GmresResult gmres = host_gmres(sys, f, 30, 1e-6, 3000);
-  std::printf("[ info     ] %s: GMRES(30) %d iterations, residual %.2e\n", sys.description.c_str(),
-              gmres.iterations, gmres.true_relative_residual);
+  std::printf("[ info     ] %s: GMRES(30) %d iterations, residual %.2e\n", sys.description.c_str(), gmres.iterations,
+              gmres.true_relative_residual);
   EXPECT_TRUE(gmres.converged);
 }
 

@@ -40,15 +40,15 @@ std::vector<double> read_matrix_market_dense(const std::string& path, long long&
   cols = A.num_cols;
   std::vector<double> out(size_t(rows) * size_t(cols), 0.0);
   for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) out[size_t(i) * size_t(cols) + A.entries(k)] = A.values(k);
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      out[size_t(i) * size_t(cols) + A.entries(k)] = A.values(k);
   return out;
 }
 
 KroneckerSystem read_kronecker_system(const std::string& M_path, const std::string& L_path, const std::string& A_path,
                                       const std::string& B_path, double tau, int block_size) {
   const std::string fn = "read_kronecker_system: ";
-  if (block_size < 1)
-    throw InputError(fn + "block size " + std::to_string(block_size) + " must be at least 1");
+  if (block_size < 1) throw InputError(fn + "block size " + std::to_string(block_size) + " must be at least 1");
   const HostCsr M = read_matrix_market(M_path);
   if (!M.is_square())
     throw InputError(fn + "M '" + M_path + "' is " + size_text(M.num_rows, M.num_cols) + ", not square");
@@ -57,8 +57,8 @@ KroneckerSystem read_kronecker_system(const std::string& M_path, const std::stri
                      " rows, not a multiple of the block size " + std::to_string(block_size));
   const HostCsr L = read_matrix_market(L_path);
   if (L.num_rows != M.num_rows || L.num_cols != M.num_cols)
-    throw InputError(fn + "L '" + L_path + "' is " + size_text(L.num_rows, L.num_cols) + " but M '" + M_path +
-                     "' is " + size_text(M.num_rows, M.num_cols));
+    throw InputError(fn + "L '" + L_path + "' is " + size_text(L.num_rows, L.num_cols) + " but M '" + M_path + "' is " +
+                     size_text(M.num_rows, M.num_cols));
 
   long long a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;
   std::vector<double> A = read_matrix_market_dense(A_path, a_rows, a_cols);
@@ -81,9 +81,9 @@ KroneckerSystem read_kronecker_system(const std::string& M_path, const std::stri
   system.tau = tau;
   char tau_text[32];
   std::snprintf(tau_text, sizeof tau_text, "%.6g", tau);
-  system.description = "Kronecker system from files: M '" + M_path + "', L '" + L_path + "', A '" + A_path +
-                       "', B '" + B_path + "', N=" + std::to_string(M.num_rows) + ", b=" +
-                       std::to_string(block_size) + ", s=" + std::to_string(system.stages) + ", tau=" + tau_text;
+  system.description = "Kronecker system from files: M '" + M_path + "', L '" + L_path + "', A '" + A_path + "', B '" +
+                       B_path + "', N=" + std::to_string(M.num_rows) + ", b=" + std::to_string(block_size) +
+                       ", s=" + std::to_string(system.stages) + ", tau=" + tau_text;
   validate(system);
   return system;
 }

@@ -49,8 +49,8 @@ void require_finite_values(const HostBsr& X, const char* name) {
     const ordinal_t bi = ordinal_t(std::upper_bound(rm, rm + X.num_block_rows + 1, block) - rm - 1);
     const size_t row = size_t(bi) * b + (k % bb) / b;
     const size_t col = size_t(X.entries(block)) * b + k % b;
-    throw InputError(std::string("KroneckerSystem: ") + name + "(" + std::to_string(row) + ", " +
-                     std::to_string(col) + ") = " + number_text(X.values(k)) + " is not finite");
+    throw InputError(std::string("KroneckerSystem: ") + name + "(" + std::to_string(row) + ", " + std::to_string(col) +
+                     ") = " + number_text(X.values(k)) + " is not finite");
   }
 }
 
@@ -76,7 +76,8 @@ void validate(const KroneckerSystem& system) {
   if (system.M.block_size != system.L.block_size)
     throw InputError("KroneckerSystem: block sizes differ: M has b = " + std::to_string(system.M.block_size) +
                      ", L has b = " + std::to_string(system.L.block_size));
-  if (!std::isfinite(system.tau)) throw InputError("KroneckerSystem: tau = " + number_text(system.tau) + " is not finite");
+  if (!std::isfinite(system.tau))
+    throw InputError("KroneckerSystem: tau = " + number_text(system.tau) + " is not finite");
   require_finite_dense(system.A, s, "A");
   require_finite_dense(system.B, s, "B");
   require_finite_values(system.M, "M");
@@ -178,9 +179,15 @@ std::vector<double> radau_iia_matrix(int stages) {
     case 1: return {1.0};
     case 2: return {5.0 / 12.0, -1.0 / 12.0, 3.0 / 4.0, 1.0 / 4.0};
     case 3:
-      return {(88.0 - 7.0 * r6) / 360.0,    (296.0 - 169.0 * r6) / 1800.0, (-2.0 + 3.0 * r6) / 225.0,
-              (296.0 + 169.0 * r6) / 1800.0, (88.0 + 7.0 * r6) / 360.0,    (-2.0 - 3.0 * r6) / 225.0,
-              (16.0 - r6) / 36.0,            (16.0 + r6) / 36.0,            1.0 / 9.0};
+      return {(88.0 - 7.0 * r6) / 360.0,
+              (296.0 - 169.0 * r6) / 1800.0,
+              (-2.0 + 3.0 * r6) / 225.0,
+              (296.0 + 169.0 * r6) / 1800.0,
+              (88.0 + 7.0 * r6) / 360.0,
+              (-2.0 - 3.0 * r6) / 225.0,
+              (16.0 - r6) / 36.0,
+              (16.0 + r6) / 36.0,
+              1.0 / 9.0};
     default:
       throw InputError("radau_iia_matrix: stages s = " + std::to_string(stages) +
                        " is not supported (Radau IIA with s = 1, 2 or 3)");
@@ -218,36 +225,36 @@ KroneckerSystem stokes_kronecker(ordinal_t nx, ordinal_t ny, ordinal_t nz, int s
   const double pspg = kPspg * h * h / nu;
   HostBsr::values_type mval("trellis::values", size_t(pattern.nnz()) * bb);
   HostBsr::values_type lval("trellis::values", size_t(pattern.nnz()) * bb);
-  Kokkos::parallel_for(
-      "trellis::gallery::stokes_kronecker", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, pattern.num_rows),
-      [&](ordinal_t row) {
-        const ordinal_t i = row % nx, j = (row / nx) % ny, k = row / (nx * ny);
-        for (offset_t e = pattern.row_map(row); e < pattern.row_map(row + 1); ++e) {
-          const ordinal_t col = pattern.entries(e);
-          const int dx = col % nx - i, dy = (col / nx) % ny - j, dz = col / (nx * ny) - k;
-          const double mx = mass1(dx), my = mass1(dy), mz = mass1(dz);
-          const double mass = mass_scale * mx * my * mz;
-          const double stiffness =
-              stiffness_scale * (stiffness1(dx) * my * mz + mx * stiffness1(dy) * mz + mx * my * stiffness1(dz));
-          // Gradient (velocity row d, pressure column) and divergence (pressure
-          // row, velocity column d) entries of this block: both are the
-          // derivative along d of the column's unknown, so they share a value,
-          // and the block at the opposite offset has its negative (G, -G^T).
-          const double coupling[3] = {coupling_scale * derivative1(dx) * my * mz,
-                                      coupling_scale * mx * derivative1(dy) * mz,
-                                      coupling_scale * mx * my * derivative1(dz)};
-          double* Mb = mval.data() + size_t(e) * bb;
-          double* Lb = lval.data() + size_t(e) * bb;
-          for (int d = 0; d < 3; ++d) {
-            Mb[d * b + d] = mass;
-            Lb[d * b + d] = nu * stiffness;
-            Lb[d * b + 3] = coupling[d];
-            Lb[3 * b + d] = coupling[d];
-          }
-          Mb[3 * b + 3] = kPressureMass * mass;
-          Lb[3 * b + 3] = pspg * stiffness;
-        }
-      });
+  Kokkos::parallel_for("trellis::gallery::stokes_kronecker",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, pattern.num_rows), [&](ordinal_t row) {
+                         const ordinal_t i = row % nx, j = (row / nx) % ny, k = row / (nx * ny);
+                         for (offset_t e = pattern.row_map(row); e < pattern.row_map(row + 1); ++e) {
+                           const ordinal_t col = pattern.entries(e);
+                           const int dx = col % nx - i, dy = (col / nx) % ny - j, dz = col / (nx * ny) - k;
+                           const double mx = mass1(dx), my = mass1(dy), mz = mass1(dz);
+                           const double mass = mass_scale * mx * my * mz;
+                           const double stiffness =
+                               stiffness_scale *
+                               (stiffness1(dx) * my * mz + mx * stiffness1(dy) * mz + mx * my * stiffness1(dz));
+                           // Gradient (velocity row d, pressure column) and divergence (pressure
+                           // row, velocity column d) entries of this block: both are the
+                           // derivative along d of the column's unknown, so they share a value,
+                           // and the block at the opposite offset has its negative (G, -G^T).
+                           const double coupling[3] = {coupling_scale * derivative1(dx) * my * mz,
+                                                       coupling_scale * mx * derivative1(dy) * mz,
+                                                       coupling_scale * mx * my * derivative1(dz)};
+                           double* Mb = mval.data() + size_t(e) * bb;
+                           double* Lb = lval.data() + size_t(e) * bb;
+                           for (int d = 0; d < 3; ++d) {
+                             Mb[d * b + d] = mass;
+                             Lb[d * b + d] = nu * stiffness;
+                             Lb[d * b + 3] = coupling[d];
+                             Lb[3 * b + d] = coupling[d];
+                           }
+                           Mb[3 * b + 3] = kPressureMass * mass;
+                           Lb[3 * b + 3] = pspg * stiffness;
+                         }
+                       });
   Kokkos::DefaultHostExecutionSpace().fence();  // the values are read on return
   const ordinal_t n = pattern.num_rows;
   system.M = HostBsr(b, n, n, pattern.row_map, pattern.entries, mval);
@@ -285,8 +292,8 @@ KroneckerSystem random_kronecker(ordinal_t block_rows, int block_size, int stage
   system.A = random_dominant_dense(stages, rng);
   system.B = random_dominant_dense(stages, rng);
   system.tau = uniform(rng, 0.05, 0.5);
-  system.description = "random Kronecker system: " + std::to_string(block_rows) + " block rows, b=" +
-                       std::to_string(block_size) + ", s=" + std::to_string(stages) +
+  system.description = "random Kronecker system: " + std::to_string(block_rows) +
+                       " block rows, b=" + std::to_string(block_size) + ", s=" + std::to_string(stages) +
                        ", tau=" + number_text(system.tau) + (shared_pattern ? ", shared" : ", separate") +
                        " patterns, seed " + std::to_string(seed);
   validate(system);

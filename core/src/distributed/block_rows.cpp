@@ -67,8 +67,7 @@ HostBsr part(const HostBsr& X, ordinal_t first, const std::vector<ordinal_t>* gh
       const ordinal_t c = X.entries(k);
       const bool own = c >= first && c < first + n;
       if (own != diagonal) continue;
-      ent.push_back(own ? c - first
-                        : ordinal_t(std::lower_bound(ghosts->begin(), ghosts->end(), c) - ghosts->begin()));
+      ent.push_back(own ? c - first : ordinal_t(std::lower_bound(ghosts->begin(), ghosts->end(), c) - ghosts->begin()));
       for (int v = 0; v < b2; ++v) val.push_back(X.values(size_t(k) * b2 + v));
     }
     rm[size_t(i) + 1] = offset_t(ent.size());
