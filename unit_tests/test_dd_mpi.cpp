@@ -11,6 +11,10 @@
 #include "test_support.hpp"
 #include "trellis/dd/distributed_ilu.hpp"
 #include "trellis/gallery/gallery.hpp"
+#include "trellis/solvers/bicgstab.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/distributed_bsr_operator.hpp"
+#include "trellis/solvers/preconditioners/distributed_dd.hpp"
 
 namespace trellis {
 namespace {
@@ -56,6 +60,50 @@ TEST(DistributedIldu, SharesTogetherEqualTheSingleProcessApplication) {
     M.local_factors().apply_reordered(test::device_vector<Device>(r), whole, v);
     EXPECT_LT(test::relative_error(z, test::host_vector(whole)), 1e-14) << to_string(v);
   }
+}
+
+TEST(DistributedIldu, BicgstabOnRanksMatchesOneProcess) {
+  // The distributed operator on the reordered matrix with the rank-local
+  // ILDU0: the same iteration as one process, up to the order of the sums.
+  const HostBsr A = gallery::block_laplace3d(14, 12, 10, 3);
+  DdOptions opt;
+  opt.grid = {14, 12, 10};
+  opt.subdomain_rows = 200;
+  const auto dd = std::make_shared<const DistributedDdIlu<double, Device>>(MPI_COMM_WORLD, A, opt);
+  const HostBsr Ar = copy_to<HostDevice>(dd->local_factors().reordered_matrix());
+  const auto offsets = dd->block_row_offsets();
+  const ordinal_t first = offsets[size_t(dd->rank())], end = offsets[size_t(dd->rank()) + 1];
+  EXPECT_EQ(first * 3, dd->local_offset());
+  EXPECT_EQ((end - first) * 3, dd->local_rows());
+  const DistributedBsrOperator<double, Device> op(distributed::Communicator(MPI_COMM_WORLD),
+                                                  distributed::block_row_slice(Ar, first, end), offsets);
+  const DistributedDdPreconditioner<double, Device> M(dd, DdApply::dag_ec_ILDUO_fused);
+  std::uint64_t seed = test::fresh_seed();
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Vec b = test::random_vector(size_t(A.num_rows()), seed);  // in the reordered numbering
+  const Vec b_local(b.begin() + dd->local_offset(), b.begin() + dd->local_offset() + dd->local_rows());
+  KrylovOptions o;
+  o.rel_tol = 1e-10;
+  auto x_local = test::device_vector<Device>(Vec(b_local.size(), 0.0));
+  const auto r = bicgstab<double, Device>(op, M, test::device_vector<Device>(b_local), x_local, o, BicgstabForm::right);
+  EXPECT_TRUE(r.converged());
+  EXPECT_LT(r.true_relative_residual, 1e-9);
+
+  // One process: the whole reordered matrix, the whole ILDU0.
+  const BsrOperator<double, Device> whole(dd->local_factors().reordered_matrix());
+  struct WholeDd : Preconditioner<double, Device> {
+    const DomainDecompositionIlu<double, Device>* dd;
+    void apply_on(const Device::execution_space&, Kokkos::View<const double*, Device> r,
+                  Kokkos::View<double*, Device> z) const override {
+      dd->apply_reordered(r, z, DdApply::dag_ec_ILDUO_fused);
+    }
+  } one;
+  one.dd = &dd->local_factors();
+  auto x1 = test::device_vector<Device>(Vec(b.size(), 0.0));
+  const auto r1 = bicgstab<double, Device>(whole, one, test::device_vector<Device>(b), x1, o, BicgstabForm::right);
+  EXPECT_NEAR(r.iterations, r1.iterations, 1) << "ranks " << r.iterations << ", one process " << r1.iterations;
+  EXPECT_LT(test::relative_error(gather(test::host_vector(x_local)), test::host_vector(x1)), 1e-8);
 }
 
 TEST(DistributedIldu, WrongLocalSizeIsNamed) {

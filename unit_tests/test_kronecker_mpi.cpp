@@ -189,7 +189,7 @@ TEST(KroneckerMpi, InconsistentLayoutsAreNamedOnEveryRank) {
   {  // the last rank given rows other than its offsets say
     Share sh = share_of(sys, comm);
     if (last) sh.local.M = distributed::block_row_slice(sys.M, 0, 1), sh.local.L = sh.local.M;
-    expect_all(layout_error(comm, sh), "holds 1 block rows of M");
+    expect_all(layout_error(comm, sh), "holds 1 block rows");
   }
   {  // one rank's offsets differ from the others'
     Share sh = share_of(sys, comm);

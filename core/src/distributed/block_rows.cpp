@@ -4,6 +4,7 @@
 #include <string>
 
 #include "trellis/core/errors.hpp"
+#include "trellis/distributed/agreement.hpp"
 
 namespace trellis::distributed {
 
@@ -39,6 +40,28 @@ HostBsr block_row_slice(const HostBsr& A, ordinal_t begin, ordinal_t end) {
   for (offset_t q = first; q < last; ++q) ent(size_t(q - first)) = A.entries(q);
   for (size_t v = 0; v < val.extent(0); ++v) val(v) = A.values(size_t(first) * b2 + v);
   return HostBsr(A.block_size, end - begin, A.num_block_cols, rm, ent, val);
+}
+
+std::string block_row_layout_problem(const Communicator& comm, const std::vector<ordinal_t>& offsets,
+                                     ordinal_t local_block_rows, ordinal_t block_cols) {
+  unsigned long long h = 1469598103934665603ULL;  // FNV-1a over the offsets: the ranks must agree
+  for (const ordinal_t x : offsets) h = (h ^ (unsigned long long)(x)) * 1099511628211ULL;
+  const std::string disagree = disagreement(comm, "the block-row offsets", (long long)(h >> 1));
+  const int P = comm.size(), me = comm.rank();
+  if (offsets.size() != size_t(P) + 1)
+    return std::to_string(offsets.size()) + " block-row offsets for " + std::to_string(P) + " ranks (need " +
+           std::to_string(P + 1) + ")";
+  if (offsets.front() != 0) return "block-row offsets do not start at 0";
+  for (int r = 0; r < P; ++r)
+    if (offsets[size_t(r) + 1] < offsets[size_t(r)]) return "block-row offsets decrease at rank " + std::to_string(r);
+  const ordinal_t mine = offsets[size_t(me) + 1] - offsets[size_t(me)];
+  if (local_block_rows != mine)
+    return "this rank holds " + std::to_string(local_block_rows) + " block rows, its offsets say " +
+           std::to_string(mine);
+  if (block_cols != offsets.back())
+    return "the matrix has " + std::to_string(block_cols) + " block columns, the offsets cover " +
+           std::to_string(offsets.back()) + " block rows";
+  return disagree;
 }
 
 std::vector<ordinal_t> ghost_block_columns(const std::vector<const HostBsr*>& local, ordinal_t first) {

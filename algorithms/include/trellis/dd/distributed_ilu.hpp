@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "trellis/dd/domain_decomposition_ilu.hpp"
 
@@ -49,6 +50,17 @@ class DistributedDdIlu {
   ordinal_t local_offset() const { return offset_; }
   ordinal_t local_rows() const { return rows_; }
   const dd::SubdomainRange& share() const { return share_; }
+  /// Every rank's first block row, and the total at the end (size() + 1
+  /// entries): the layout of a DistributedBsrOperator on the reordered
+  /// matrix, the same on every rank.
+  std::vector<ordinal_t> block_row_offsets() const {
+    const auto shares = dd_->rank_shares(size_);
+    const auto& start = dd_->layout().sub_start;
+    std::vector<ordinal_t> offsets;
+    for (const auto& sh : shares) offsets.push_back(ordinal_t(start[sh.begin]));
+    offsets.push_back(ordinal_t(start.back()));
+    return offsets;
+  }
   const DomainDecompositionIlu<Scalar, Device>& local_factors() const { return *dd_; }
 
   /// z_local = M^{-1} r_local on this rank's subdomains; no communication.

@@ -72,6 +72,7 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
   Kokkos::parallel_for(
       "trellis::kronecker_spmv", policy(space, league, shape.team_size, shape.vector_length),
       KOKKOS_LAMBDA(const member& m) {
+        (void)qv, (void)qc;  // captured here: nvcc rejects a first capture in `if constexpr`
         const ordinal_t first = ordinal_t(m.league_rank()) * rows_per_team;
         const ordinal_t count = block_rows - first < rows_per_team ? block_rows - first : rows_per_team;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t r) {

@@ -63,9 +63,7 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
   detail::check_krylov_arguments("bicgstab", A, b, x, o);
-  if (!A.communicator().single_process())  // its fused inner products take no communicator yet
-    throw InputError("bicgstab: the operator is distributed over " + std::to_string(A.communicator().size()) +
-                     " processes; use gmres or cg");
+  const distributed::Communicator& comm = A.communicator();  // inner products sum over its processes
   const size_t n = b.extent(0);
   const bool split = form == BicgstabForm::split;
   BicgstabWorkspace<Scalar, Device> own;
@@ -93,12 +91,12 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   double ref;  // ||K1^{-1} b||
   if (split) {
     M.apply_left(space, b, s);
-    ref = detail::norm2(space, s);
+    ref = detail::norm2(space, s, comm);
     A.apply(space, x, w);
     detail::axpby(space, Scalar(1), b, Scalar(-1), w);
     M.apply_left(space, w, r);
   } else {
-    ref = detail::norm2(space, b);
+    ref = detail::norm2(space, b, comm);
     A.apply(space, x, r);
     detail::axpby(space, Scalar(1), b, Scalar(-1), r);  // b - A x0
   }
@@ -106,7 +104,7 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   const double scale = ref > 0 ? ref : 1;
   Kokkos::deep_copy(space, rhat, r);
   Kokkos::deep_copy(space, p, r);
-  Scalar rho = dot(space, r, rhat);
+  Scalar rho = dot(space, r, rhat, comm);
   double rnorm = std::sqrt(double(rho));  // rhat = r at the start
   detail::record_residual(out, o, rnorm / scale);
   out.status = KrylovStatus::max_iterations;
@@ -135,12 +133,12 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
     // One iteration, queued without a wait; the kernels skip what a breakdown
     // or an early convergence leaves out.
     op(p, phat, v);
-    detail::alpha_dot<Scalar, Device>(space, c, v, rhat);
-    detail::half_step<Scalar, Device>(space, c, r, v, s);  // s = r - alpha v
+    detail::alpha_dot<Scalar, Device>(space, c, v, rhat, comm);
+    detail::half_step<Scalar, Device>(space, c, r, v, s, comm);  // s = r - alpha v
     op(s, shat, t);
-    detail::omega_dots<Scalar, Device>(space, c, t, s);
+    detail::omega_dots<Scalar, Device>(space, c, t, s, comm);
     // acc += alpha p + omega s (in the iterate's terms); r = s - omega t.
-    detail::full_step<Scalar, Device>(space, c, acc, acc_p, acc_s, s, t, r, rhat);
+    detail::full_step<Scalar, Device>(space, c, acc, acc_p, acc_s, s, t, r, rhat, comm);
     detail::direction_step<Scalar, Device>(space, c, r, v, p);  // p = r + beta (p - omega v)
     Kokkos::deep_copy(space, host_slots, ws.scalars);           // the iteration's one round trip
     space.fence();                                              // before the host reads it

@@ -159,27 +159,14 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
 
   /// Local checks, then agreement across ranks; InputError on every rank.
   void check_layout(const KroneckerSystem& local) const {
-    const int P = comm_.size(), me = comm_.rank();
     const size_t ss = size_t(std::max(s_, 0)) * size_t(std::max(s_, 0));
     std::string e;
     auto fail = [&](const std::string& m) {
       if (e.empty()) e = "kronecker operator: " + m;
     };
-    if (offsets_.size() != size_t(P) + 1)
-      fail(std::to_string(offsets_.size()) + " block-row offsets for " + std::to_string(P) + " ranks (need " +
-           std::to_string(P + 1) + ")");
-    else {
-      if (offsets_.front() != 0) fail("block-row offsets do not start at 0");
-      for (int r = 0; r < P; ++r)
-        if (offsets_[size_t(r) + 1] < offsets_[size_t(r)])
-          fail("block-row offsets decrease at rank " + std::to_string(r));
-      if (e.empty() && local.M.num_block_rows != offsets_[size_t(me) + 1] - offsets_[size_t(me)])
-        fail("this rank holds " + std::to_string(local.M.num_block_rows) + " block rows of M, its offsets say " +
-             std::to_string(offsets_[size_t(me) + 1] - offsets_[size_t(me)]));
-      if (e.empty() && local.M.num_block_cols != offsets_.back())
-        fail("M has " + std::to_string(local.M.num_block_cols) + " block columns, the offsets cover " +
-             std::to_string(offsets_.back()) + " block rows");
-    }
+    const std::string layout =
+        distributed::block_row_layout_problem(comm_, offsets_, local.M.num_block_rows, local.M.num_block_cols);
+    if (!layout.empty()) fail(layout + " (M)");
     if (s_ < 1) fail("s = " + std::to_string(s_) + " stages");
     if (local.A.size() != ss || local.B.size() != ss)
       fail("A and B have " + std::to_string(local.A.size()) + " and " + std::to_string(local.B.size()) +
@@ -215,18 +202,12 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
         distributed::disagreement(comm_, "the block size", b_),
         distributed::disagreement(comm_, "the number of stages s", s_),
         distributed::disagreement(comm_, "A, B and tau", fingerprint(local)),
-        distributed::disagreement(comm_, "the block-row offsets", fingerprint(offsets_)),
     };
     for (const auto& d : agreed)
       if (e.empty()) e = d;
     distributed::throw_if_any_rank_failed(comm_, e);
   }
 
-  static long long fingerprint(const std::vector<ordinal_t>& v) {
-    unsigned long long h = 1469598103934665603ULL;
-    for (const ordinal_t x : v) h = (h ^ (unsigned long long)(x)) * 1099511628211ULL;
-    return (long long)(h >> 1);
-  }
   static long long fingerprint(const KroneckerSystem& k) {
     unsigned long long h = 1469598103934665603ULL;
     auto mix = [&](double d) {

@@ -60,10 +60,11 @@ using DeviceScalars = IterationScalars<Kokkos::View<Scalar*, Device>>;
 /// (v, rhat) into slot vr.
 template <class Scalar, class Device>
 void alpha_dot(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
-               Kokkos::View<const Scalar*, Device> v, Kokkos::View<const Scalar*, Device> rhat) {
+               Kokkos::View<const Scalar*, Device> v, Kokkos::View<const Scalar*, Device> rhat,
+               const distributed::Communicator& comm) {
   sums_into<Scalar, 1>(
       space, "trellis::bicgstab::alpha_dot", v.extent(0), c.s.data() + c.vr,
-      KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); });
+      KOKKOS_LAMBDA(size_t i, Scalar * acc) { acc[0] += v(i) * rhat(i); }, comm);
 }
 
 /// s = r - alpha v, (s, s) into slot ss. When alpha cannot be formed s = 0,
@@ -71,24 +72,29 @@ void alpha_dot(const typename Device::execution_space& space, const DeviceScalar
 template <class Scalar, class Device>
 void half_step(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
                Kokkos::View<const Scalar*, Device> r, Kokkos::View<const Scalar*, Device> v,
-               Kokkos::View<Scalar*, Device> s) {
+               Kokkos::View<Scalar*, Device> s, const distributed::Communicator& comm) {
   sums_into<Scalar, 1>(
-      space, "trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss, KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+      space, "trellis::bicgstab::half_step", r.extent(0), c.s.data() + c.ss,
+      KOKKOS_LAMBDA(size_t i, Scalar * acc) {
         const Scalar si = c.alpha_usable() ? r(i) - c.alpha() * v(i) : Scalar(0);
         s(i) = si;
         acc[0] += si * si;
-      });
+      },
+      comm);
 }
 
 /// (t, t) and (t, s) into slots tt and ts.
 template <class Scalar, class Device>
 void omega_dots(const typename Device::execution_space& space, const DeviceScalars<Scalar, Device>& c,
-                Kokkos::View<const Scalar*, Device> t, Kokkos::View<const Scalar*, Device> s) {
+                Kokkos::View<const Scalar*, Device> t, Kokkos::View<const Scalar*, Device> s,
+                const distributed::Communicator& comm) {
   sums_into<Scalar, 2>(
-      space, "trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt, KOKKOS_LAMBDA(size_t i, Scalar * acc) {
+      space, "trellis::bicgstab::omega_dots", t.extent(0), c.s.data() + c.tt,
+      KOKKOS_LAMBDA(size_t i, Scalar * acc) {
         acc[0] += t(i) * t(i);
         acc[1] += t(i) * s(i);
-      });
+      },
+      comm);
 }
 
 /// The iterate y and the residual r: y += alpha p + omega q and r = s - omega t,
@@ -99,7 +105,7 @@ void full_step(const typename Device::execution_space& space, const DeviceScalar
                Kokkos::View<Scalar*, Device> y, Kokkos::View<const Scalar*, Device> p,
                Kokkos::View<const Scalar*, Device> q, Kokkos::View<const Scalar*, Device> s,
                Kokkos::View<const Scalar*, Device> t, Kokkos::View<Scalar*, Device> r,
-               Kokkos::View<const Scalar*, Device> rhat) {
+               Kokkos::View<const Scalar*, Device> rhat, const distributed::Communicator& comm) {
   sums_into<Scalar, 2>(
       space, "trellis::bicgstab::full_step", r.extent(0), c.s.data() + c.pair0 + 2 * (1 - c.cur),
       KOKKOS_LAMBDA(size_t i, Scalar * acc) {
@@ -113,7 +119,8 @@ void full_step(const typename Device::execution_space& space, const DeviceScalar
         } else if (c.half_step_converged()) {
           y(i) += c.alpha() * p(i);
         }
-      });
+      },
+      comm);
 }
 
 /// p = r + beta (p - omega v), after a full step only.
