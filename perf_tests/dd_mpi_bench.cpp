@@ -103,7 +103,8 @@ int run(int argc, char** argv) {
   for (int w = 0; w < 3; ++w) dd->apply(r, z, a.variant);
   const double apply_ms = 1e3 * timed([&] {
                             for (int k = 0; k < a.applies; ++k) dd->apply(r, z, a.variant);
-                          }) / a.applies;
+                          }) /
+                          a.applies;
 
   // BiCGSTAB (right form) with the distributed operator on the reordered matrix.
   const auto offsets = dd->block_row_offsets();
@@ -117,7 +118,8 @@ int run(int argc, char** argv) {
   op.apply(ones, b);
   const double spmv_ms = 1e3 * timed([&] {
                            for (int k = 0; k < a.applies; ++k) op.apply(ones, x);
-                         }) / a.applies;
+                         }) /
+                         a.applies;
   KrylovOptions o;
   o.rel_tol = 1e-8;
   o.max_iterations = 2000;
@@ -127,13 +129,13 @@ int run(int argc, char** argv) {
 
   if (rank == 0) {
     std::printf("dd_mpi_bench: blocklap3d %dx%dx%d b=%d (%s), %d rank(s), %s, %s\n", a.nx, a.ny, nz, a.b,
-                a.weak ? "weak: z times ranks" : "strong", ranks, bench::device_name().c_str(),
-                to_string(a.variant));
+                a.weak ? "weak: z times ranks" : "strong", ranks, bench::device_name().c_str(), to_string(a.variant));
     std::printf("  %d rows, %d per rank on rank 0; setup %.2f s\n", A.num_rows(), int(local), setup);
-    std::printf("  ILDU0 application %.4f ms; SpMV %.4f ms; BiCGSTAB %s in %d it, %.4f s (%.4f ms/it), true "
-                "residual %.2g\n",
-                apply_ms, spmv_ms, to_string(result.status), result.iterations, solve,
-                1e3 * solve / std::max(1, result.iterations), result.true_relative_residual);
+    std::printf(
+        "  ILDU0 application %.4f ms; SpMV %.4f ms; BiCGSTAB %s in %d it, %.4f s (%.4f ms/it), true "
+        "residual %.2g\n",
+        apply_ms, spmv_ms, to_string(result.status), result.iterations, solve,
+        1e3 * solve / std::max(1, result.iterations), result.true_relative_residual);
     if (!a.json.empty()) {
       bench::JsonObject row;
       row.set("grid", std::to_string(a.nx) + "x" + std::to_string(a.ny) + "x" + std::to_string(nz));

@@ -50,20 +50,23 @@ TYPED_TEST(KroneckerOnBackend, MatchesTheFormedProduct) {
       for (const int b : {1, 2, 4, 5}) {
         const ordinal_t n = 5 + ordinal_t((seed + case_id) % 23);
         const auto sys = gallery::random_kronecker(n, b, s, seed + case_id++, shared);
-        for (const bool merge : {true, false}) {
-          SCOPED_TRACE("shared " + std::to_string(shared) + " s " + std::to_string(s) + " b " + std::to_string(b) +
-                       " n " + std::to_string(n) + " merge " + std::to_string(merge));
-          KroneckerOptions o;
-          o.merge_shared_pattern = merge;
-          const KroneckerOperator<double, Device> K(sys, o);
-          EXPECT_EQ(K.num_rows(), sys.num_rows());
-          EXPECT_EQ(K.shared_pattern(), shared);
-          EXPECT_EQ(K.merged(), shared && merge);
-          const auto x = random_vector(size_t(sys.num_rows()), seed + 7 * case_id);
-          const auto y_ref = reference::multiply(reference::kronecker_product(sys), x);
-          const auto y = apply(K, x);
-          EXPECT_LT(test::relative_error(y, y_ref), 1e-13);
-        }
+        for (const bool merge : {true, false})
+          for (const auto mapping : {KroneckerMapping::block_per_lane, KroneckerMapping::entry_per_lane}) {
+            SCOPED_TRACE("shared " + std::to_string(shared) + " s " + std::to_string(s) + " b " + std::to_string(b) +
+                         " n " + std::to_string(n) + " merge " + std::to_string(merge) + " mapping " +
+                         std::to_string(int(mapping)));
+            KroneckerOptions o;
+            o.merge_shared_pattern = merge;
+            o.mapping = mapping;
+            const KroneckerOperator<double, Device> K(sys, o);
+            EXPECT_EQ(K.num_rows(), sys.num_rows());
+            EXPECT_EQ(K.shared_pattern(), shared);
+            EXPECT_EQ(K.merged(), shared && merge);
+            const auto x = random_vector(size_t(sys.num_rows()), seed + 7 * case_id);
+            const auto y_ref = reference::multiply(reference::kronecker_product(sys), x);
+            const auto y = apply(K, x);
+            EXPECT_LT(test::relative_error(y, y_ref), 1e-13);
+          }
       }
 }
 

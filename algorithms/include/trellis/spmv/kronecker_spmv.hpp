@@ -13,12 +13,21 @@
 // from the s x blocks, so the combined X̃ is never written to memory and a
 // halo exchange moves the s raw columns once (not X̃A and X̃B apart).
 //
-// Mapping, as bsr_spmv: a team thread per block row, its vector lanes split
-// the row's blocks, a lane keeps C x b partial sums (C output columns at a
-// time, C <= 4 compile-time; s > 4 reads the matrix once per chunk of 4).
+// Mapping: a team thread per block row; C output columns at a time (C <= 4
+// compile-time; s > 4 reads the matrix once per chunk of 4); the vector
+// lanes split the row in one of two ways (KroneckerMapping):
+//   - block_per_lane (bsr_spmv's): a lane multiplies whole blocks, reading a
+//     block's b^2 values itself; few lanes idle, but on GPUs neighbouring
+//     lanes read addresses b^2 values apart;
+//   - entry_per_lane (seed 001's Algorithm 3): lane l takes the row's stored
+//     values l, l + V, ..., i.e. entry (r, c) of some block, so a warp reads
+//     the row's values contiguously (coalesced), and adds into output row r.
+// Either way the lanes' C x b partial sums are reduced in a fixed tree
+// (bit-reproducible run to run).
 #include <Kokkos_Core.hpp>
 #include <string>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
@@ -33,6 +42,9 @@ struct ColumnBlock {
   Kokkos::View<const Scalar*, Device> data;
   ordinal_t ld = 0;
 };
+
+/// How the vector lanes of a block row share its work (see above).
+enum class KroneckerMapping { automatic, block_per_lane, entry_per_lane };
 
 /// The matrices of one multi-vector product: P (and Q when present) on one
 /// pattern, with their s x s row-major coefficient matrices in device memory.
@@ -49,7 +61,7 @@ namespace detail {
 
 /// Output columns [i0, i0 + C) of the product, added to y (beta = 1) or
 /// overwriting it (beta = 0; y is then never read).
-template <int B, int C, bool TwoTerms, class Scalar, class Device>
+template <int B, int C, bool TwoTerms, bool EntryPerLane, class Scalar, class Device>
 void kronecker_spmv_chunk(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
                           int i0, const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                           ordinal_t y_ld) {
@@ -66,7 +78,13 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
   const auto pc = t.p_coeffs;
   const auto qc = t.q_coeffs;
   const ordinal_t block_rows = t.P.num_block_rows;
-  const auto shape = bsr_spmv_shape<exec>(block_rows, t.P.nnz_blocks());
+  auto shape = bsr_spmv_shape<exec>(block_rows, t.P.nnz_blocks());
+  if (EntryPerLane && !is_host_space<exec>()) {  // lanes over the row's b^2 x blocks values
+    const long long avg = block_rows > 0 ? (t.P.nnz_blocks() * (B * B) + block_rows - 1LL) / block_rows : 1;
+    int lanes = 1;
+    while (lanes < avg && lanes < max_vector_width<exec>()) lanes *= 2;
+    shape = {lanes, 256 / lanes > 0 ? 256 / lanes : 1, 1};
+  }
   const int rows_per_team = shape.team_size * shape.rows_per_thread;
   const int league = int((block_rows + rows_per_team - 1LL) / rows_per_team);
   Kokkos::parallel_for(
@@ -78,40 +96,70 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t r) {
           const ordinal_t row = first + r;
           Sum sum;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(m, row_map(row), row_map(row + 1)),
-              [&](offset_t k, Sum& acc) {
-                // u_c = sum_j p_(i0+c) j x_j (and w_c with q): Algorithm 2 per block.
-                Scalar u[C][B] = {}, w[C][B] = {};
-                const ordinal_t col0 = entries(k) * B;
-                for (int j = 0; j < s; ++j) {
-                  Scalar xj[B];
-                  for (int e = 0; e < B; ++e) xj[e] = xr(size_t(j) * ld + col0 + e);
-                  for (int c = 0; c < C; ++c) {
-                    const Scalar a = pc((i0 + c) * s + j);
-                    for (int e = 0; e < B; ++e) u[c][e] += a * xj[e];
-                    if constexpr (TwoTerms) {
-                      const Scalar b = qc((i0 + c) * s + j);
-                      for (int e = 0; e < B; ++e) w[c][e] += b * xj[e];
+          if constexpr (EntryPerLane) {
+            // Value v of the row: entry e = v % b^2 = (rr, cc) of block k = first + v / b^2.
+            const size_t v0 = size_t(row_map(row)) * (B * B), v1 = size_t(row_map(row + 1)) * (B * B);
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(m, v0, v1),
+                [&](size_t v, Sum& acc) {
+                  const int e = int(v % (B * B)), rr = e / B, cc = e % B;
+                  const ordinal_t col = entries(offset_t(v / (B * B))) * B + cc;
+                  Scalar u[C] = {}, w[C] = {};
+                  for (int j = 0; j < s; ++j) {
+                    const Scalar xj = xr(size_t(j) * ld + col);
+                    for (int c = 0; c < C; ++c) {
+                      u[c] += pc((i0 + c) * s + j) * xj;
+                      if constexpr (TwoTerms) w[c] += qc((i0 + c) * s + j) * xj;
                     }
                   }
-                }
-                const Scalar* P = pv.data() + size_t(k) * (B * B);
-                for (int rr = 0; rr < B; ++rr)
-                  for (int e = 0; e < B; ++e) {
-                    const Scalar p = P[rr * B + e];
-                    for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
+                  const Scalar p = pv(v);
+                  Scalar add[C];
+                  for (int c = 0; c < C; ++c) add[c] = p * u[c];
+                  if constexpr (TwoTerms) {
+                    const Scalar q = qv(v);
+                    for (int c = 0; c < C; ++c) add[c] += q * w[c];
                   }
-                if constexpr (TwoTerms) {
-                  const Scalar* Q = qv.data() + size_t(k) * (B * B);
+                  for (int r2 = 0; r2 < B; ++r2)  // a static index: acc stays in registers
+                    if (r2 == rr)
+                      for (int c = 0; c < C; ++c) acc.v[c * B + r2] += add[c];
+                },
+                sum);
+          } else {
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(m, row_map(row), row_map(row + 1)),
+                [&](offset_t k, Sum& acc) {
+                  // u_c = sum_j p_(i0+c) j x_j (and w_c with q): Algorithm 2 per block.
+                  Scalar u[C][B] = {}, w[C][B] = {};
+                  const ordinal_t col0 = entries(k) * B;
+                  for (int j = 0; j < s; ++j) {
+                    Scalar xj[B];
+                    for (int e = 0; e < B; ++e) xj[e] = xr(size_t(j) * ld + col0 + e);
+                    for (int c = 0; c < C; ++c) {
+                      const Scalar a = pc((i0 + c) * s + j);
+                      for (int e = 0; e < B; ++e) u[c][e] += a * xj[e];
+                      if constexpr (TwoTerms) {
+                        const Scalar b = qc((i0 + c) * s + j);
+                        for (int e = 0; e < B; ++e) w[c][e] += b * xj[e];
+                      }
+                    }
+                  }
+                  const Scalar* P = pv.data() + size_t(k) * (B * B);
                   for (int rr = 0; rr < B; ++rr)
                     for (int e = 0; e < B; ++e) {
-                      const Scalar q = Q[rr * B + e];
-                      for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
+                      const Scalar p = P[rr * B + e];
+                      for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
                     }
-                }
-              },
-              sum);
+                  if constexpr (TwoTerms) {
+                    const Scalar* Q = qv.data() + size_t(k) * (B * B);
+                    for (int rr = 0; rr < B; ++rr)
+                      for (int e = 0; e < B; ++e) {
+                        const Scalar q = Q[rr * B + e];
+                        for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
+                      }
+                  }
+                },
+                sum);
+          }
           Kokkos::single(Kokkos::PerThread(m), [&]() {
             for (int c = 0; c < C; ++c)
               for (int rr = 0; rr < B; ++rr) {
@@ -123,29 +171,37 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
       });
 }
 
-template <int B, bool TwoTerms, class Scalar, class Device>
+template <int B, bool TwoTerms, bool EntryPerLane, class Scalar, class Device>
 void kronecker_spmv_fixed(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
                           const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                           ordinal_t y_ld) {
   for (int i0 = 0; i0 < s; i0 += 4) {
     switch (s - i0 < 4 ? s - i0 : 4) {
-      case 1: kronecker_spmv_chunk<B, 1, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-      case 2: kronecker_spmv_chunk<B, 2, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-      case 3: kronecker_spmv_chunk<B, 3, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-      default: kronecker_spmv_chunk<B, 4, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      case 1: kronecker_spmv_chunk<B, 1, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
+      case 2: kronecker_spmv_chunk<B, 2, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
+      case 3: kronecker_spmv_chunk<B, 3, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
+      default: kronecker_spmv_chunk<B, 4, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
     }
   }
 }
 
 }  // namespace detail
 
+/// The mapping `automatic` stands for: entry_per_lane on GPUs, where it
+/// reads coalesced; block_per_lane on host backends (one lane per row).
+template <class Exec>
+KroneckerMapping resolve_mapping(KroneckerMapping m) {
+  if (m != KroneckerMapping::automatic) return m;
+  return detail::is_host_space<Exec>() ? KroneckerMapping::block_per_lane : KroneckerMapping::entry_per_lane;
+}
+
 /// y = (P-term + Q-term) applied to the s columns of x, plus beta y (beta 0:
 /// y overwritten, never read). y holds s columns of P.num_rows() at y[i * y_ld];
 /// x holds s columns of P.num_cols() at x.data[j * x.ld]. Queued on space.
 template <class Scalar, class Device>
 void kronecker_spmv(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
-                    const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
-                    ordinal_t y_ld) {
+                    const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y, ordinal_t y_ld,
+                    KroneckerMapping mapping = KroneckerMapping::automatic) {
   const std::string who = "kronecker_spmv";
   detail::check_block_size(t.P.block_size, who);
   if (s < 1 || t.p_coeffs.extent(0) != size_t(s) * size_t(s) ||
@@ -163,10 +219,15 @@ void kronecker_spmv(const typename Device::execution_space& space, const Kroneck
   if (t.P.num_block_rows == 0) return;
   detail::with_block_size(t.P.block_size, who, [&](auto Bc) {
     constexpr int B = decltype(Bc)::value;
-    if (t.has_q())
-      detail::kronecker_spmv_fixed<B, true>(space, t, s, x, beta, y, y_ld);
+    const bool entry = resolve_mapping<typename Device::execution_space>(mapping) == KroneckerMapping::entry_per_lane;
+    if (t.has_q() && entry)
+      detail::kronecker_spmv_fixed<B, true, true>(space, t, s, x, beta, y, y_ld);
+    else if (t.has_q())
+      detail::kronecker_spmv_fixed<B, true, false>(space, t, s, x, beta, y, y_ld);
+    else if (entry)
+      detail::kronecker_spmv_fixed<B, false, true>(space, t, s, x, beta, y, y_ld);
     else
-      detail::kronecker_spmv_fixed<B, false>(space, t, s, x, beta, y, y_ld);
+      detail::kronecker_spmv_fixed<B, false, false>(space, t, s, x, beta, y, y_ld);
   });
 }
 

@@ -37,6 +37,8 @@ struct KroneckerOptions {
   /// always (to measure what the merge buys).
   bool merge_shared_pattern = true;
   distributed::HaloBuffers halo_buffers = distributed::HaloBuffers::automatic;
+  /// How the SpMV's vector lanes share a block row (spmv/kronecker_spmv.hpp).
+  KroneckerMapping mapping = KroneckerMapping::automatic;
 };
 
 /// Seconds spent in applies since the last reset, when profiling is on (each
@@ -67,7 +69,7 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
   /// the same on every rank. Any inconsistency is an InputError on every rank.
   KroneckerOperator(const distributed::Communicator& comm, const KroneckerSystem& local,
                     const std::vector<ordinal_t>& offsets, const KroneckerOptions& options = {})
-      : comm_(comm), offsets_(offsets), s_(local.stages), b_(local.M.block_size) {
+      : comm_(comm), offsets_(offsets), s_(local.stages), b_(local.M.block_size), mapping_(options.mapping) {
     check_layout(local);
     first_ = offsets_[size_t(comm.rank())];
     block_rows_ = offsets_[size_t(comm.rank()) + 1] - first_;
@@ -137,7 +139,7 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
   void spmv(const execution_space& space, const Terms& terms, const ColumnBlock<Scalar, Device>& x, vector_type y,
             Scalar beta = Scalar(0)) const {
     for (const auto& t : terms) {
-      kronecker_spmv(space, t, s_, x, beta, y, q_);
+      kronecker_spmv(space, t, s_, x, beta, y, q_, mapping_);
       beta = Scalar(1);
     }
   }
@@ -242,6 +244,7 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
   distributed::Communicator comm_;
   std::vector<ordinal_t> offsets_;
   int s_ = 0, b_ = 1;
+  KroneckerMapping mapping_ = KroneckerMapping::automatic;
   ordinal_t first_ = 0, block_rows_ = 0, q_ = 0;
   bool shared_pattern_ = false, merged_ = false;
   Terms diagonal_, off_diagonal_;
