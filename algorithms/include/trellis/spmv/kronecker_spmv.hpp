@@ -96,7 +96,7 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t r) {
           const ordinal_t row = first + r;
           Sum sum;
-          if constexpr (EntryPerLane) {
+          if (EntryPerLane) {  // not constexpr: nvcc rejects first captures there
             // Value v of the row: entry e = v % b^2 = (rr, cc) of block k = first + v / b^2.
             const size_t v0 = size_t(row_map(row)) * (B * B), v1 = size_t(row_map(row + 1)) * (B * B);
             Kokkos::parallel_reduce(
