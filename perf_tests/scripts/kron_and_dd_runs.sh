@@ -1,40 +1,40 @@
 #!/usr/bin/env bash
 # The device runs behind perf_tests/RESULTS.md's Kronecker (seed 001) and
 # multi-GPU DD (seed 000 section 4.5) sections. Run from the build's
-# perf_tests/ (device_check.sh run 'bash .../kron_and_dd_runs.sh MODE').
+# perf_tests/ (device_check.sh run 'bash .../kron_and_dd_runs.sh MODE...').
 #   one-gpu    kron_bench on 1 rank (the paper's size, 6000 iterations, the
-#              stage preconditioner), 2 and 4 ranks sharing the GPU, s = 3,
-#              and a larger grid
+#              stage preconditioner), 2 and 4 ranks sharing the GPU, s = 3
 #   gpus G     kron_bench and dd_mpi_bench (strong and weak) on 1..G ranks,
 #              one GPU each
-# Prints to stdout; the JSON rows of every run go to $OUT/runs.json.
+# Prints to stdout; each run's JSON row is appended to $OUT/runs.jsonl as it ends.
 set -u
 out="${OUT:-.}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_PROC_BIND=false OMP_NUM_THREADS=2
 export NCCL_NVLS_ENABLE=0  # the machines' rule: no NVLink multicast (unused here)
-rows=()
-run() {  # run NAME CMD...: prints, keeps the JSON row
+run() {  # run NAME CMD...: prints, appends the JSON row
   local name="$1"; shift
   echo "== $name: $*"
+  rm -f "/tmp/$name.json"
   timeout "${RUN_TIMEOUT:-150}" "$@" --json "/tmp/$name.json" || echo "== $name: exit $?"
-  [ -f "/tmp/$name.json" ] && rows+=("{\"run\": \"$name\", \"result\": $(cat "/tmp/$name.json")}")
+  [ -f "/tmp/$name.json" ] && echo "{\"run\": \"$name\", \"result\": $(cat "/tmp/$name.json")}" >>"$out/runs.jsonl"
 }
-case "${1:-one-gpu}" in
-  one-gpu)
-    run kron_np1 ./kron_bench --iterations 6000 --precond ilu0
-    for p in 2 4; do run "kron_np$p" mpiexec -n "$p" --oversubscribe ./kron_bench --iterations 2000; done
-    run kron_s3 ./kron_bench --stages 3 --iterations 1000
-    run kron_large ./kron_bench --grid 96x96x96 --iterations 300 --applies 50 --no-baseline
-    ;;
-  gpus)
-    g="${2:?number of GPUs}"
-    for p in $(seq 1 "$g"); do
-      run "kron_gpus$p" mpiexec -n "$p" ./kron_bench --iterations 6000 --kokkos-num-devices="$g"
-    done
-    for p in $(seq 1 "$g"); do
-      run "dd_strong$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --kokkos-num-devices="$g"
-      run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --weak --kokkos-num-devices="$g"
-    done
-    ;;
-esac
-(IFS=,; echo "[${rows[*]}]") >"$out/runs.json"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    one-gpu)
+      run kron_np1 ./kron_bench --iterations 6000 --precond ilu0
+      for p in 2 4; do run "kron_np$p" mpiexec -n "$p" --oversubscribe ./kron_bench --iterations 1000; done
+      run kron_s3 ./kron_bench --stages 3 --iterations 600
+      shift ;;
+    gpus)
+      g="${2:?number of GPUs}"
+      for p in $(seq 2 "$g"); do
+        run "kron_gpus$p" mpiexec -n "$p" ./kron_bench --iterations 6000 --kokkos-num-devices="$g"
+      done
+      for p in $(seq 1 "$g"); do
+        run "dd_strong$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --kokkos-num-devices="$g"
+        run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --weak --kokkos-num-devices="$g"
+      done
+      shift 2 ;;
+    *) echo "unknown mode $1"; exit 2 ;;
+  esac
+done

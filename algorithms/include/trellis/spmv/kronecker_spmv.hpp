@@ -31,6 +31,7 @@
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/eti.hpp"
 #include "trellis/core/sum_array.hpp"
 #include "trellis/spmv/bsr_spmv.hpp"
 
@@ -185,6 +186,37 @@ void kronecker_spmv_fixed(const typename Device::execution_space& space, const K
   }
 }
 
+/// Every kernel of one block size B: the unit the library compiles once per
+/// backend (algorithms/src/eti/kronecker_spmv.cpp.in), so that the 16
+/// kernels of each B are built in parallel and never in a caller's file.
+template <int B, class Scalar, class Device>
+void kronecker_spmv_block_size(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t,
+                               int s, const ColumnBlock<Scalar, Device>& x, Scalar beta,
+                               Kokkos::View<Scalar*, Device> y, ordinal_t y_ld, bool entry_per_lane) {
+  if (t.has_q() && entry_per_lane)
+    kronecker_spmv_fixed<B, true, true>(space, t, s, x, beta, y, y_ld);
+  else if (t.has_q())
+    kronecker_spmv_fixed<B, true, false>(space, t, s, x, beta, y, y_ld);
+  else if (entry_per_lane)
+    kronecker_spmv_fixed<B, false, true>(space, t, s, x, beta, y, y_ld);
+  else
+    kronecker_spmv_fixed<B, false, false>(space, t, s, x, beta, y, y_ld);
+}
+
+#define TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, B)                                                        \
+  template void kronecker_spmv_block_size<B, double, DEVICE>(                                                \
+      const DEVICE::execution_space&, const KroneckerTerms<double, DEVICE>&, int,                            \
+      const ColumnBlock<double, DEVICE>&, double, Kokkos::View<double*, DEVICE>, ordinal_t, bool);
+#if TRELLIS_ENABLE_ETI
+#define TRELLIS_KRONECKER_SPMV_EXTERN(DEVICE)                                                           \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 1) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 2) \
+      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 3) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 4) \
+      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 5) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 6) \
+      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 7) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 8)
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_KRONECKER_SPMV_EXTERN)
+#undef TRELLIS_KRONECKER_SPMV_EXTERN
+#endif
+
 }  // namespace detail
 
 /// The mapping `automatic` stands for: entry_per_lane on GPUs, where it
@@ -220,14 +252,7 @@ void kronecker_spmv(const typename Device::execution_space& space, const Kroneck
   detail::with_block_size(t.P.block_size, who, [&](auto Bc) {
     constexpr int B = decltype(Bc)::value;
     const bool entry = resolve_mapping<typename Device::execution_space>(mapping) == KroneckerMapping::entry_per_lane;
-    if (t.has_q() && entry)
-      detail::kronecker_spmv_fixed<B, true, true>(space, t, s, x, beta, y, y_ld);
-    else if (t.has_q())
-      detail::kronecker_spmv_fixed<B, true, false>(space, t, s, x, beta, y, y_ld);
-    else if (entry)
-      detail::kronecker_spmv_fixed<B, false, true>(space, t, s, x, beta, y, y_ld);
-    else
-      detail::kronecker_spmv_fixed<B, false, false>(space, t, s, x, beta, y, y_ld);
+    detail::kronecker_spmv_block_size<B>(space, t, s, x, beta, y, y_ld, entry);
   });
 }
 
