@@ -6,6 +6,7 @@
 #              stage preconditioner), 2 and 4 ranks sharing the GPU, s = 3
 #   gpus G     kron_bench and dd_mpi_bench (strong and weak) on 1..G ranks,
 #              one GPU each
+#   two-gpu-session   the runs of both, most needed first, in one device call
 # Prints to stdout; each run's JSON row is appended to $OUT/runs.jsonl as it ends.
 set -u
 out="${OUT:-.}"
@@ -35,6 +36,15 @@ while [ $# -gt 0 ]; do
         run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --weak --kokkos-num-devices="$g"
       done
       shift 2 ;;
+    two-gpu-session)  # everything on a 2-GPU machine in one call, the most needed first
+      run kron_np1 ./kron_bench --iterations 6000 --precond ilu0
+      run kron_np2 mpiexec -n 2 --oversubscribe ./kron_bench --iterations 2000
+      run kron_gpus2 mpiexec -n 2 ./kron_bench --iterations 2000 --kokkos-num-devices=2
+      for p in 1 2; do run "dd_strong$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --kokkos-num-devices=2; done
+      for p in 1 2; do run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x64 --weak --kokkos-num-devices=2; done
+      run kron_np4 mpiexec -n 4 --oversubscribe ./kron_bench --iterations 1000
+      run kron_s3 ./kron_bench --stages 3 --iterations 600
+      shift ;;
     *) echo "unknown mode $1"; exit 2 ;;
   esac
 done
