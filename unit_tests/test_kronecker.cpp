@@ -51,7 +51,8 @@ TYPED_TEST(KroneckerOnBackend, MatchesTheFormedProduct) {
         const ordinal_t n = 5 + ordinal_t((seed + case_id) % 23);
         const auto sys = gallery::random_kronecker(n, b, s, seed + case_id++, shared);
         for (const bool merge : {true, false})
-          for (const auto mapping : {KroneckerMapping::block_per_lane, KroneckerMapping::entry_per_lane}) {
+          for (const auto mapping :
+               {KroneckerMapping::block_per_lane, KroneckerMapping::entry_per_lane, KroneckerMapping::row_per_thread}) {
             SCOPED_TRACE("shared " + std::to_string(shared) + " s " + std::to_string(s) + " b " + std::to_string(b) +
                          " n " + std::to_string(n) + " merge " + std::to_string(merge) + " mapping " +
                          std::to_string(int(mapping)));

@@ -45,6 +45,10 @@ while [ $# -gt 0 ]; do
       run kron_np4 mpiexec -n 4 --oversubscribe ./kron_bench --iterations 1000
       run kron_s3 ./kron_bench --stages 3 --iterations 600
       shift ;;
+    mappings)  # the lane mappings of the SpMV, one GPU (the fastest serves the solves)
+      run kron_map_np1 ./kron_bench --iterations 2000 --precond ilu0
+      run kron_map_s3 ./kron_bench --stages 3 --iterations 600
+      shift ;;
     *) echo "unknown mode $1"; exit 2 ;;
   esac
 done

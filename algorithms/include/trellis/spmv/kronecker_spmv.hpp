@@ -21,9 +21,12 @@
 //     lanes read addresses b^2 values apart;
 //   - entry_per_lane (seed 001's Algorithm 3): lane l takes the row's stored
 //     values l, l + V, ..., i.e. entry (r, c) of some block, so a warp reads
-//     the row's values contiguously (coalesced), and adds into output row r.
-// Either way the lanes' C x b partial sums are reduced in a fixed tree
-// (bit-reproducible run to run).
+//     the row's values contiguously (coalesced), and adds into output row r;
+//   - row_per_thread: one thread per point row r of a block row walks the
+//     row's blocks reading row r of each (b contiguous values; the b threads
+//     of a block row together read the whole block), no lane reduction at all.
+// The lanes' partial sums are reduced in a fixed tree (bit-reproducible run
+// to run); row_per_thread sums in stored order.
 #include <Kokkos_Core.hpp>
 #include <string>
 
@@ -45,7 +48,7 @@ struct ColumnBlock {
 };
 
 /// How the vector lanes of a block row share its work (see above).
-enum class KroneckerMapping { automatic, block_per_lane, entry_per_lane };
+enum class KroneckerMapping { automatic, block_per_lane, entry_per_lane, row_per_thread };
 
 /// The matrices of one multi-vector product: P (and Q when present) on one
 /// pattern, with their s x s row-major coefficient matrices in device memory.
@@ -172,11 +175,68 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
       });
 }
 
-template <int B, bool TwoTerms, bool EntryPerLane, class Scalar, class Device>
+/// Output columns [i0, i0 + C), one thread per point row (row_per_thread).
+template <int B, int C, bool TwoTerms, class Scalar, class Device>
+void kronecker_spmv_rows(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
+                         int i0, const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
+                         ordinal_t y_ld) {
+  using exec = typename Device::execution_space;
+  const Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::RandomAccess>> xr = x.data;
+  const ordinal_t ld = x.ld;
+  const auto row_map = t.P.row_map;
+  const auto entries = t.P.entries;
+  const auto pv = t.P.values;
+  const auto qv = t.Q_values;
+  const auto pc = t.p_coeffs;
+  const auto qc = t.q_coeffs;
+  Kokkos::parallel_for(
+      "trellis::kronecker_spmv_rows", Kokkos::RangePolicy<exec>(space, 0, size_t(t.P.num_block_rows) * B),
+      KOKKOS_LAMBDA(size_t idx) {
+        (void)qv, (void)qc;  // captured here: nvcc rejects a first capture in `if constexpr`
+        const ordinal_t i = ordinal_t(idx / B);
+        const int r = int(idx % B);
+        Scalar acc[C] = {};
+        for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
+          const ordinal_t col0 = entries(k) * B;
+          const Scalar* P = pv.data() + size_t(k) * (B * B) + r * B;
+          for (int e = 0; e < B; ++e) {
+            Scalar u[C] = {}, w[C] = {};
+            for (int j = 0; j < s; ++j) {  // Algorithm 2's combination, entry e of the x blocks
+              const Scalar xj = xr(size_t(j) * ld + col0 + e);
+              for (int c = 0; c < C; ++c) {
+                u[c] += pc((i0 + c) * s + j) * xj;
+                if constexpr (TwoTerms) w[c] += qc((i0 + c) * s + j) * xj;
+              }
+            }
+            for (int c = 0; c < C; ++c) acc[c] += P[e] * u[c];
+            if constexpr (TwoTerms) {
+              const Scalar q = qv(size_t(k) * (B * B) + r * B + e);
+              for (int c = 0; c < C; ++c) acc[c] += q * w[c];
+            }
+          }
+        }
+        for (int c = 0; c < C; ++c) {
+          Scalar& out = y(size_t(i0 + c) * y_ld + idx);
+          out = beta == Scalar(0) ? acc[c] : acc[c] + beta * out;
+        }
+      });
+}
+
+template <int B, bool TwoTerms, int Mapping, class Scalar, class Device>
 void kronecker_spmv_fixed(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
                           const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                           ordinal_t y_ld) {
+  constexpr bool EntryPerLane = Mapping == int(KroneckerMapping::entry_per_lane);
   for (int i0 = 0; i0 < s; i0 += 4) {
+    if constexpr (Mapping == int(KroneckerMapping::row_per_thread)) {
+      switch (s - i0 < 4 ? s - i0 : 4) {
+        case 1: kronecker_spmv_rows<B, 1, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+        case 2: kronecker_spmv_rows<B, 2, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+        case 3: kronecker_spmv_rows<B, 3, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+        default: kronecker_spmv_rows<B, 4, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      }
+      continue;
+    }
     switch (s - i0 < 4 ? s - i0 : 4) {
       case 1: kronecker_spmv_chunk<B, 1, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
       case 2: kronecker_spmv_chunk<B, 2, TwoTerms, EntryPerLane>(space, t, s, i0, x, beta, y, y_ld); break;
@@ -192,27 +252,36 @@ void kronecker_spmv_fixed(const typename Device::execution_space& space, const K
 template <int B, class Scalar, class Device>
 void kronecker_spmv_block_size(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t,
                                int s, const ColumnBlock<Scalar, Device>& x, Scalar beta,
-                               Kokkos::View<Scalar*, Device> y, ordinal_t y_ld, bool entry_per_lane) {
-  if (t.has_q() && entry_per_lane)
-    kronecker_spmv_fixed<B, true, true>(space, t, s, x, beta, y, y_ld);
-  else if (t.has_q())
-    kronecker_spmv_fixed<B, true, false>(space, t, s, x, beta, y, y_ld);
-  else if (entry_per_lane)
-    kronecker_spmv_fixed<B, false, true>(space, t, s, x, beta, y, y_ld);
-  else
-    kronecker_spmv_fixed<B, false, false>(space, t, s, x, beta, y, y_ld);
+                               Kokkos::View<Scalar*, Device> y, ordinal_t y_ld, KroneckerMapping mapping) {
+  constexpr int block = int(KroneckerMapping::block_per_lane), entry = int(KroneckerMapping::entry_per_lane),
+                rows = int(KroneckerMapping::row_per_thread);
+  const bool q = t.has_q();
+  switch (mapping) {
+    case KroneckerMapping::entry_per_lane:
+      return q ? kronecker_spmv_fixed<B, true, entry>(space, t, s, x, beta, y, y_ld)
+               : kronecker_spmv_fixed<B, false, entry>(space, t, s, x, beta, y, y_ld);
+    case KroneckerMapping::row_per_thread:
+      return q ? kronecker_spmv_fixed<B, true, rows>(space, t, s, x, beta, y, y_ld)
+               : kronecker_spmv_fixed<B, false, rows>(space, t, s, x, beta, y, y_ld);
+    default:
+      return q ? kronecker_spmv_fixed<B, true, block>(space, t, s, x, beta, y, y_ld)
+               : kronecker_spmv_fixed<B, false, block>(space, t, s, x, beta, y, y_ld);
+  }
 }
 
-#define TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, B)                                                        \
-  template void kronecker_spmv_block_size<B, double, DEVICE>(                                                \
-      const DEVICE::execution_space&, const KroneckerTerms<double, DEVICE>&, int,                            \
-      const ColumnBlock<double, DEVICE>&, double, Kokkos::View<double*, DEVICE>, ordinal_t, bool);
+#define TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, B)                                                                 \
+  template void kronecker_spmv_block_size<B, double, DEVICE>(                                                         \
+      const DEVICE::execution_space&, const KroneckerTerms<double, DEVICE>&, int, const ColumnBlock<double, DEVICE>&, \
+      double, Kokkos::View<double*, DEVICE>, ordinal_t, KroneckerMapping);
 #if TRELLIS_ENABLE_ETI
-#define TRELLIS_KRONECKER_SPMV_EXTERN(DEVICE)                                                           \
-  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 1) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 2) \
-      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 3) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 4) \
-      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 5) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 6) \
-      extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 7) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 8)
+#define TRELLIS_KRONECKER_SPMV_EXTERN(DEVICE)                                                                                                                                                               \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 1) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 2) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 3) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE( \
+      DEVICE,                                                                                                                                                                                               \
+      4) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                                                                                                                  \
+                                                   5) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                                                                     \
+                                                                                                6) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                        \
+                                                                                                                                             7) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,           \
+                                                                                                                                                                                          8)
 TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_KRONECKER_SPMV_EXTERN)
 #undef TRELLIS_KRONECKER_SPMV_EXTERN
 #endif
@@ -251,8 +320,8 @@ void kronecker_spmv(const typename Device::execution_space& space, const Kroneck
   if (t.P.num_block_rows == 0) return;
   detail::with_block_size(t.P.block_size, who, [&](auto Bc) {
     constexpr int B = decltype(Bc)::value;
-    const bool entry = resolve_mapping<typename Device::execution_space>(mapping) == KroneckerMapping::entry_per_lane;
-    detail::kronecker_spmv_block_size<B>(space, t, s, x, beta, y, y_ld, entry);
+    detail::kronecker_spmv_block_size<B>(space, t, s, x, beta, y, y_ld,
+                                         resolve_mapping<typename Device::execution_space>(mapping));
   });
 }
 
