@@ -84,6 +84,110 @@ TYPED_TEST(KrylovOnBackend, EveryMethodFindsTheKnownSolution) {
   }
 }
 
+TYPED_TEST(KrylovOnBackend, TinyAndHugeRightHandSidesAreSolvedNotFaked) {
+  // ||b|| near 1e-170: sqrt((b, b)) underflows to 0, which made every method
+  // report "converged, 0 iterations" with x = 0. Near 1e+200 it overflowed.
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr spd = gallery::laplace3d_7pt(8, 7, 6);
+  const HostCsr nonsym = gallery::convection_diffusion3d(8, 7, 6, 10.0);
+  for (const double magnitude : {1e-170, 1e-300, 1e+200}) {
+    for (Method method : {Method::cg, Method::bicgstab_split, Method::bicgstab_right, Method::gmres}) {
+      SCOPED_TRACE(std::string(name(method)) + " at " + std::to_string(std::log10(magnitude)));
+      const HostCsr& H = method == Method::cg ? spd : nonsym;
+      const auto A = to_device<Device>(H);
+      HostVec x_true = random_vector(H.num_rows, seed);
+      for (double& v : x_true) v *= magnitude;
+      const HostVec b = multiply(H, x_true);
+      JacobiPreconditioner<double, Device> jacobi(A);
+      KrylovOptions o;
+      o.rel_tol = 1e-10;
+      o.max_iterations = 2000;
+      CsrOperator<double, Device> op(A);
+      auto db = device_vector<Device>(b);
+      auto dx = device_vector<Device>(HostVec(b.size(), 0.0));
+      KrylovResult r;
+      switch (method) {
+        case Method::cg: r = cg<double, Device>(op, jacobi, db, dx, o); break;
+        case Method::bicgstab_split: r = bicgstab<double, Device>(op, jacobi, db, dx, o, BicgstabForm::split); break;
+        case Method::bicgstab_right: r = bicgstab<double, Device>(op, jacobi, db, dx, o, BicgstabForm::right); break;
+        case Method::gmres: r = gmres<double, Device>(op, jacobi, db, dx, o); break;
+      }
+      EXPECT_EQ(r.status, KrylovStatus::converged) << to_string(r.status);
+      EXPECT_GT(r.iterations, 0);
+      EXPECT_LT(r.true_relative_residual, 1e-8);
+      HostVec x = host_vector(dx), x_ref = x_true;  // compared at scale 1 (the error's squares would not fit)
+      for (size_t i = 0; i < x.size(); ++i) x[i] /= magnitude, x_ref[i] /= magnitude;
+      EXPECT_LT(test::relative_error(x, x_ref), 1e-6);
+    }
+  }
+}
+
+TYPED_TEST(KrylovOnBackend, Norm2NeitherUnderflowsNorOverflows) {
+  using Device = TypeParam;
+  const typename Device::execution_space space;
+  for (const double magnitude : {1e-170, 1e-310, 1.0, 1e+200}) {
+    const HostVec v(1000, -magnitude);
+    const double n = detail::norm2(space, device_vector<Device>(v));
+    EXPECT_NEAR(n / (magnitude * std::sqrt(1000.0)), 1.0, 1e-13) << magnitude;
+  }
+  EXPECT_EQ(detail::norm2(space, device_vector<Device>(HostVec(10, 0.0))), 0.0);
+  EXPECT_TRUE(std::isnan(detail::norm2(space, device_vector<Device>(HostVec{1.0, std::nan(""), 1e-200}))));
+}
+
+/// K1^{-1} = diag(1, ..., 1, 1e-13), K2 = I: the split form's K1-residual
+/// hides the last equation's residual.
+template <class Device>
+class BlindLeftPreconditioner : public Preconditioner<double, Device> {
+ public:
+  using typename Preconditioner<double, Device>::execution_space;
+  using typename Preconditioner<double, Device>::vector_type;
+  using typename Preconditioner<double, Device>::const_vector_type;
+
+ protected:
+  void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    apply_left_on(space, r, z);
+  }
+  void apply_left_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    Kokkos::deep_copy(space, z, r);
+    const auto last = Kokkos::subview(z, std::make_pair(z.extent(0) - 1, z.extent(0)));
+    detail::scale(space, 1e-13, Kokkos::subview(r, std::make_pair(r.extent(0) - 1, r.extent(0))), last);
+  }
+  void apply_right_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    Kokkos::deep_copy(space, z, r);
+  }
+};
+
+TYPED_TEST(KrylovOnBackend, ConvergedMeansTheTrueResidualMeetsTheTolerance) {
+  // The split form stops on ||K1^{-1} r||; a K1 blind to one equation let it
+  // report "converged" with ||b - A x|| / ||b|| far above the tolerance.
+  using Device = TypeParam;
+  const HostCsr H = gallery::convection_diffusion3d(6, 5, 4, 10.0);
+  const auto A = to_device<Device>(H);
+  HostVec b(size_t(H.num_rows), 0.0);
+  b.back() = 1.0;  // only the hidden equation has a right-hand side...
+  b.front() = 1e-6;
+  const BlindLeftPreconditioner<Device> M;
+  CsrOperator<double, Device> op(A);
+  auto dx = device_vector<Device>(HostVec(b.size(), 0.0));
+  KrylovOptions o;
+  o.rel_tol = 1e-8;
+  const KrylovResult r = bicgstab<double, Device>(op, M, device_vector<Device>(b), dx, o, BicgstabForm::split);
+  if (r.status == KrylovStatus::converged)
+    EXPECT_LE(r.true_relative_residual, 1e-8 * (1 + 1e-6)) << "converged with a true residual above the tolerance";
+  else
+    EXPECT_EQ(r.status, KrylovStatus::true_residual_high) << to_string(r.status);
+  // The unbiased forms reach the tolerance in the true residual.
+  for (Method method : {Method::bicgstab_right, Method::gmres}) {
+    HostVec x;
+    const IdentityPreconditioner<double, Device> none;
+    const KrylovResult q = run(method, A, none, b, x, o, 5);
+    EXPECT_EQ(q.status, KrylovStatus::converged) << name(method);
+    EXPECT_LE(q.true_relative_residual, 1e-8) << name(method);
+  }
+}
+
 TYPED_TEST(KrylovOnBackend, BicgstabWorkspaceIsReusedAndResized) {
   // One workspace across solves of two sizes and both forms: every solve must
   // give what a solve with its own fresh vectors gives, bit for bit (same

@@ -24,4 +24,14 @@ void Communicator::allreduce_sum(double* values, int n) const {
 #endif
 }
 
+void Communicator::allreduce_max(double* values, int n) const {
+  if (n < 0) throw InputError("Communicator::allreduce_max: negative count " + std::to_string(n));
+  if (size_ == 1 || n == 0) return;
+#if TRELLIS_ENABLE_MPI
+  MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, comm_);
+#else
+  (void)values;
+#endif
+}
+
 }  // namespace trellis::distributed

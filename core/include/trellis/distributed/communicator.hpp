@@ -33,6 +33,8 @@ class Communicator {
   /// at once. The sum order is MPI's (fixed for a fixed process count with
   /// the usual MPI_Allreduce algorithms, but not specified by the standard).
   void allreduce_sum(double* values, int n) const;
+  /// values[0..n) = their maxima over all processes, in place (as allreduce_sum).
+  void allreduce_max(double* values, int n) const;
 
  private:
   int rank_ = 0;

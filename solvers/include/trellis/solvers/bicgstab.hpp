@@ -48,17 +48,13 @@ struct BicgstabWorkspace {
   }
 };
 
-/// Solves A x = b from the x given, every kernel and copy queued on the
-/// instance space (the host waits for it once per iteration, to read the
-/// iteration's scalars). Stops when the residual of the iterated
-/// system (K1^{-1}(b - A x) for split, b - A x for right) falls to
-/// max(rel_tol * ||K1^{-1} b||, abs_tol). Named breakdowns: rho = (r, r0^) = 0,
-/// (v, r0^) = 0, omega = 0; NaN or Inf anywhere is non_finite.
+namespace detail {
+/// The iteration itself (the public bicgstab balances b first).
 template <class Scalar, class Device>
-KrylovResult bicgstab(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                      const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                      Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {},
-                      BicgstabForm form = BicgstabForm::split, BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
+KrylovResult bicgstab_solve(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                            const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                            Kokkos::View<Scalar*, Device> x, const KrylovOptions& o, BicgstabForm form,
+                            BicgstabWorkspace<Scalar, Device>* workspace) {
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
   using cvec = Kokkos::View<const Scalar*, Device>;
@@ -101,6 +97,9 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
     detail::axpby(space, Scalar(1), b, Scalar(-1), r);  // b - A x0
   }
   const double stop = detail::stopping_norm(o, ref);
+  // What convergence means: ||b - A x|| <= max(rel_tol ||b||, abs_tol) (split
+  // form: its iteration tests the K1-preconditioned residual instead).
+  const double true_stop = split ? detail::stopping_norm(o, detail::norm2(space, b, comm)) : stop;
   const double scale = ref > 0 ? ref : 1;
   Kokkos::deep_copy(space, rhat, r);
   Kokkos::deep_copy(space, p, r);
@@ -116,14 +115,44 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   host_slots(h.pair0 + 1) = rho;
   host_slots(h.stop) = Scalar(stop);
   Kokkos::deep_copy(space, ws.scalars, host_slots);
+  int restarted_at = -1;  // the iteration of the last restart from the true residual
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (rnorm <= stop) {
-      out.status = KrylovStatus::converged;
-      break;
+    if (rnorm <= stop) {  // recursive residuals drift: ||b - A x|| decides, after one restart from it
+      if (split) {        // x = x0 + K2^{-1} d, and d starts again from 0
+        M.apply_right(space, d, w);
+        detail::axpby(space, Scalar(1), w, Scalar(1), x);
+        Kokkos::deep_copy(space, d, Scalar(0));
+      }
+      A.apply(space, x, t);
+      detail::axpby(space, Scalar(1), b, Scalar(-1), t);  // t = b - A x
+      const double true_norm = detail::norm2(space, t, comm);
+      if (true_norm <= true_stop) {
+        out.status = KrylovStatus::converged;
+        break;
+      }
+      if (restarted_at == out.iterations || !std::isfinite(true_norm)) {
+        out.status = KrylovStatus::true_residual_high;
+        break;
+      }
+      restarted_at = out.iterations;
+      if (split)
+        M.apply_left(space, t, r);
+      else
+        Kokkos::deep_copy(space, r, t);
+      Kokkos::deep_copy(space, rhat, r);
+      Kokkos::deep_copy(space, p, r);
+      rho = dot(space, r, rhat, comm);
+      rnorm = std::sqrt(double(rho));
+      for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);
+      c.cur = h.cur = 0;
+      host_slots(h.pair0 + 1) = rho;
+      host_slots(h.stop) = Scalar(stop);
+      Kokkos::deep_copy(space, ws.scalars, host_slots);
+      continue;
     }
     if (out.iterations >= o.max_iterations) break;
     if (rho == Scalar(0)) {
@@ -177,6 +206,26 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
   }
   out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x, t);
   return out;
+}
+}  // namespace detail
+
+/// Solves A x = b from the x given, every kernel and copy queued on the
+/// instance space (the host waits for it once per iteration, to read the
+/// iteration's scalars). Stops when the residual of the iterated
+/// system (K1^{-1}(b - A x) for split, b - A x for right) falls to
+/// max(rel_tol * ||K1^{-1} b||, abs_tol). Named breakdowns: rho = (r, r0^) = 0,
+/// (v, r0^) = 0, omega = 0; NaN or Inf anywhere is non_finite.
+template <class Scalar, class Device>
+KrylovResult bicgstab(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                      const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                      Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {},
+                      BicgstabForm form = BicgstabForm::split, BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
+  detail::check_krylov_arguments("bicgstab", A, b, x, o);
+  return detail::with_balanced_rhs<Scalar, Device>(
+      space, A.communicator(), b, x, o,
+      [&](Kokkos::View<const Scalar*, Device> balanced_b, const KrylovOptions& balanced) {
+        return detail::bicgstab_solve<Scalar, Device>(space, A, M, balanced_b, x, balanced, form, workspace);
+      });
 }
 
 /// bicgstab on the default instance.

@@ -6,14 +6,12 @@
 
 namespace trellis {
 
-/// Solves A x = b from the x given, every kernel queued on the instance space
-/// (the host waits for it only to read an inner product). Stops on
-/// ||r|| <= max(rel_tol ||b||, abs_tol); (p, A p) <= 0 (A not positive
-/// definite) is breakdown_vr.
+namespace detail {
+/// The iteration itself (the public cg balances b first).
 template <class Scalar, class Device>
-KrylovResult cg(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+KrylovResult cg_solve(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                      const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                      Kokkos::View<Scalar*, Device> x, const KrylovOptions& o) {
   using detail::axpby;
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
@@ -35,14 +33,31 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
   Kokkos::deep_copy(space, p, z);
   Scalar rz = dot(space, r, z, comm);
   out.status = KrylovStatus::max_iterations;
+  int restarted_at = -1;  // the iteration of the last restart from the true residual
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (rnorm <= stop) {
-      out.status = KrylovStatus::converged;
-      break;
+    if (rnorm <= stop) {  // recursive residuals drift: ||b - A x|| decides, after one restart from it
+      A.apply(space, x, q);
+      axpby(space, Scalar(1), b, Scalar(-1), q);
+      const double true_norm = detail::norm2(space, q, comm);
+      if (true_norm <= stop) {
+        out.status = KrylovStatus::converged;
+        break;
+      }
+      if (restarted_at == out.iterations || !std::isfinite(true_norm)) {
+        out.status = KrylovStatus::true_residual_high;
+        break;
+      }
+      restarted_at = out.iterations;
+      Kokkos::deep_copy(space, r, q);
+      rnorm = true_norm;
+      M.apply(space, r, z);
+      Kokkos::deep_copy(space, p, z);
+      rz = dot(space, r, z, comm);
+      continue;
     }
     if (out.iterations >= o.max_iterations) break;
     A.apply(space, p, q);
@@ -68,6 +83,23 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
   }
   out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x);
   return out;
+}
+}  // namespace detail
+
+/// Solves A x = b from the x given, every kernel queued on the instance space
+/// (the host waits for it only to read an inner product). Stops on
+/// ||r|| <= max(rel_tol ||b||, abs_tol); (p, A p) <= 0 (A not positive
+/// definite) is breakdown_vr.
+template <class Scalar, class Device>
+KrylovResult cg(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+  detail::check_krylov_arguments("cg", A, b, x, o);
+  return detail::with_balanced_rhs<Scalar, Device>(
+      space, A.communicator(), b, x, o,
+      [&](Kokkos::View<const Scalar*, Device> balanced_b, const KrylovOptions& balanced) {
+        return detail::cg_solve<Scalar, Device>(space, A, M, balanced_b, x, balanced);
+      });
 }
 
 /// cg on the default instance.

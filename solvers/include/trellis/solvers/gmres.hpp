@@ -12,14 +12,12 @@
 
 namespace trellis {
 
-/// Solves A x = b from the x given, every kernel queued on the instance space
-/// (the host waits for it only to read an inner product); restart =
-/// options.restart (m). Stops on ||b - A x|| <= max(rel_tol ||b||, abs_tol);
-/// NaN or Inf is non_finite.
+namespace detail {
+/// The iteration itself (the public gmres balances b first).
 template <class Scalar, class Device>
-KrylovResult gmres(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+KrylovResult gmres_solve(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                         const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                         Kokkos::View<Scalar*, Device> x, const KrylovOptions& o) {
   using detail::axpby;
   using detail::dot;
   using vec = Kokkos::View<Scalar*, Device>;
@@ -106,6 +104,23 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
   }
   out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x);
   return out;
+}
+}  // namespace detail
+
+/// Solves A x = b from the x given, every kernel queued on the instance space
+/// (the host waits for it only to read an inner product); restart =
+/// options.restart (m). Stops on ||b - A x|| <= max(rel_tol ||b||, abs_tol);
+/// NaN or Inf is non_finite.
+template <class Scalar, class Device>
+KrylovResult gmres(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
+                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
+                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+  detail::check_krylov_arguments("gmres", A, b, x, o);
+  return detail::with_balanced_rhs<Scalar, Device>(
+      space, A.communicator(), b, x, o,
+      [&](Kokkos::View<const Scalar*, Device> balanced_b, const KrylovOptions& balanced) {
+        return detail::gmres_solve<Scalar, Device>(space, A, M, balanced_b, x, balanced);
+      });
 }
 
 /// gmres on the default instance.

@@ -23,10 +23,11 @@ struct KrylovOptions {
 enum class KrylovStatus {
   converged,
   max_iterations,
-  breakdown_rho,    // BiCGSTAB: (r_j, r0^) = 0
-  breakdown_vr,     // BiCGSTAB: (v_j, r0^) = 0; CG: (p, A p) <= 0
-  breakdown_omega,  // BiCGSTAB: omega = 0
-  non_finite,       // NaN or Inf in a scalar of the iteration
+  breakdown_rho,       // BiCGSTAB: (r_j, r0^) = 0
+  breakdown_vr,        // BiCGSTAB: (v_j, r0^) = 0; CG: (p, A p) <= 0
+  breakdown_omega,     // BiCGSTAB: omega = 0
+  non_finite,          // NaN or Inf in a scalar of the iteration
+  true_residual_high,  // the iteration's residual met the tolerance, ||b - A x|| does not, even after a restart
 };
 
 template <>
@@ -39,6 +40,7 @@ struct NameTable<KrylovStatus> {
       {KrylovStatus::breakdown_vr, "breakdown-vr"},
       {KrylovStatus::breakdown_omega, "breakdown-omega"},
       {KrylovStatus::non_finite, "non-finite"},
+      {KrylovStatus::true_residual_high, "true-residual-high"},
   };
 };
 

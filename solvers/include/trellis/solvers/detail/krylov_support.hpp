@@ -54,4 +54,30 @@ double true_relative_residual(const typename Device::execution_space& space, con
   return true_relative_residual<Scalar, Device>(space, A, b, x, r);
 }
 
+/// Solves through solve(b', o') on the system scaled by an exact power of two
+/// 2^k (b' = 2^k b, x = 2^k x on entry and back on exit, abs_tol scaled too)
+/// when ||b|| lies outside [2^-300, 2^300]: the iterations' sums of squares
+/// then neither underflow to 0 (a false "converged" at x = 0) nor overflow.
+/// Inside that range it calls solve(b, o) untouched (results bit for bit as
+/// before). Relative residuals, histories and statuses are scale-free.
+template <class Scalar, class Device, class Solve>
+KrylovResult with_balanced_rhs(const typename Device::execution_space& space, const distributed::Communicator& comm,
+                               Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                               const KrylovOptions& o, const Solve& solve) {
+  const double bnorm = norm2(space, b, comm);
+  int e = 0;
+  std::frexp(bnorm, &e);  // bnorm = m 2^e, m in [0.5, 1)
+  if (!(bnorm > 0) || !std::isfinite(bnorm) || (e > -300 && e < 300)) return solve(b, o);
+  const Scalar up = Scalar(std::ldexp(1.0, -e)), down = Scalar(std::ldexp(1.0, e));
+  Kokkos::View<Scalar*, Device> scaled(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::krylov::balanced_b")), b.extent(0));
+  scale(space, up, b, scaled);
+  scale(space, up, x, x);
+  KrylovOptions balanced = o;
+  balanced.abs_tol = o.abs_tol * double(up);
+  KrylovResult r = solve(Kokkos::View<const Scalar*, Device>(scaled), balanced);
+  scale(space, down, x, x);
+  return r;
+}
+
 }  // namespace trellis::detail

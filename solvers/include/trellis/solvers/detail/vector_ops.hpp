@@ -88,10 +88,53 @@ typename X::non_const_value_type dot(const ExecSpace& space, const X& x, const Y
   return sum;
 }
 
+/// max |x(i)| over all processes of comm. Waits for space.
+template <class ExecSpace, class X>
+double max_abs(const ExecSpace& space, const X& x,
+               const distributed::Communicator& comm = distributed::Communicator()) {
+  double m = 0;
+  Kokkos::parallel_reduce(
+      "trellis::max_abs", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(size_t i, double& acc) {
+        const double a = Kokkos::Experimental::fabs(double(x(i)));
+        if (a > acc) acc = a;
+      },
+      Kokkos::Max<double>(m));
+  comm.allreduce_max(&m, 1);
+  return m;
+}
+
+/// ||x||_2 over all processes of comm, without underflow or overflow: the
+/// plain sqrt((x, x)) when its sum of squares is safely inside the double
+/// range (one reduction, the usual case); otherwise x scaled by the power of
+/// two nearest max |x(i)| first (two more reductions), as LAPACK's dnrm2
+/// guards it. So a vector of
+/// entries near 1e-170 has its true norm, not 0, and one near 1e+200 is
+/// finite. NaN in x gives NaN.
 template <class ExecSpace, class X>
 typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
                                        const distributed::Communicator& comm = distributed::Communicator()) {
-  return std::sqrt(dot(space, x, x, comm));
+  using Scalar = typename X::non_const_value_type;
+  const double ss = double(dot(space, x, x, comm));
+  if (ss > 0x1p-900 && ss < 0x1p+900) return Scalar(std::sqrt(ss));
+  if (std::isnan(ss)) return Scalar(ss);
+  const double m = max_abs(space, x, comm);
+  if (!(m > 0) || !std::isfinite(m)) return Scalar(m);  // 0, Inf or NaN
+  // Scale by 2^-e, m = f 2^e: exact, and in two factors so that neither
+  // overflows when m is subnormal.
+  int e = 0;
+  std::frexp(m, &e);
+  const double s1 = std::ldexp(1.0, -e / 2), s2 = std::ldexp(1.0, -e - (-e / 2));
+  double scaled = 0;
+  Kokkos::parallel_reduce(
+      "trellis::norm2_scaled", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(size_t i, double& acc) {
+        const double v = double(x(i)) * s1 * s2;
+        acc += v * v;
+      },
+      scaled);
+  global_sum<Kokkos::HostSpace>(space, comm, &scaled, 1);
+  return Scalar(std::ldexp(std::sqrt(scaled), e));
 }
 
 /// KokkosBlas's classes of a coefficient: 0, -1, 1, or any other value (2).
