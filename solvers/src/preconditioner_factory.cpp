@@ -1,4 +1,5 @@
 #include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/core/csr_check.hpp"
 
 #include <optional>
 
@@ -155,12 +156,14 @@ void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) co
 
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const PreconditionerOptions& options) {
+  check_canonical(A, "make_preconditioner");
   return PreconditionerFactory::build(spec, A, nullptr, options);
 }
 
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const BsrMatrix<double, DefaultDevice>& blocks,
                                         const PreconditionerOptions& options) {
+  check_canonical(A, "make_preconditioner");
   return PreconditionerFactory::build(spec, A, &blocks, options);
 }
 

@@ -13,6 +13,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/level_sets.hpp"
@@ -110,6 +111,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
                                        TrsvAlgorithm algorithm) {
   if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
   if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
+  check_canonical(A, "ILU0");
   // The whole matrix as one part (nothing dropped), split on the device.
   ilu::BlockFactors<Scalar, Device> f;
   Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);

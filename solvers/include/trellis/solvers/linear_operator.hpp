@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_spmv.hpp>
 
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/distributed/communicator.hpp"
 
@@ -47,7 +48,7 @@ class CsrOperator : public LinearOperator<Scalar, Device> {
   using typename LinearOperator<Scalar, Device>::execution_space;
   using typename LinearOperator<Scalar, Device>::vector_type;
   using typename LinearOperator<Scalar, Device>::const_vector_type;
-  explicit CsrOperator(const CsrMatrix<Scalar, Device>& A) : A_(A), kk_(to_kokkos(A)) {
+  explicit CsrOperator(const CsrMatrix<Scalar, Device>& A) : A_(checked(A)), kk_(to_kokkos(A)) {
     if (!A.is_square())
       throw StructureError("CsrOperator: matrix is " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
                            ", not square");
@@ -65,6 +66,10 @@ class CsrOperator : public LinearOperator<Scalar, Device> {
   }
 
  private:
+  static const CsrMatrix<Scalar, Device>& checked(const CsrMatrix<Scalar, Device>& A) {
+    check_canonical(A, "CsrOperator");
+    return A;
+  }
   CsrMatrix<Scalar, Device> A_;
   typename CsrMatrix<Scalar, Device>::kokkos_type kk_;
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/transpose.hpp"
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 
@@ -50,6 +51,7 @@ GaussSeidel<Scalar, Device>::GaussSeidel(const matrix_type& A, TrsvAlgorithm alg
 template <class Scalar, class Device>
 GaussSeidel<Scalar, Device>::GaussSeidel(const execution_space& space, const matrix_type& A, TrsvAlgorithm algorithm)
     : A_(A), fused_(detail::is_csr_algorithm(algorithm)) {
+  check_canonical(A, "GaussSeidel");
   std::string reason;  // automatic chooses per triangle; algorithm(tri) reports it
   lower_ = detail::analyze(space, A, Triangle::lower, /*unit_diagonal=*/false, algorithm,
                            /*keep_other=*/fused_, reason);

@@ -5,6 +5,7 @@
 #include <Kokkos_Timer.hpp>
 #include <cstdio>
 
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
@@ -118,6 +119,7 @@ template <class Scalar, class Device>
 TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space, const matrix_type& T,
                                                    TrsvOptions options)
     : options_(options) {
+  check_canonical(T, "TriangularSolver");
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,

@@ -2,6 +2,7 @@
 // M = diag(A).
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/solvers/preconditioner.hpp"
@@ -54,6 +55,7 @@ class JacobiPreconditioner : public Preconditioner<Scalar, Device> {
   using typename Preconditioner<Scalar, Device>::const_vector_type;
   explicit JacobiPreconditioner(const CsrMatrix<Scalar, Device>& A)
       : inv_diag_("trellis::jacobi::inv_diag", A.num_rows) {
+    check_canonical(A, "Jacobi");
     const ordinal_t bad = detail::invert_diagonal(A, inv_diag_);
     if (bad < A.num_rows) throw PivotError("Jacobi: zero, missing or non-finite diagonal", bad, 0.0);
   }

@@ -1,0 +1,97 @@
+#pragma once
+// The canonical-CSR check every public constructor runs on the matrix it is
+// given (csr_matrix.hpp states the invariant): row_map of num_rows + 1
+// entries from 0 to nnz, never decreasing; columns inside [0, num_cols),
+// ascending without duplicates in each row. A matrix breaking it would make
+// the kernels read or write out of bounds, or treat duplicates differently
+// (SpMV sums them, a triangular solve keeps one): it is a StructureError
+// naming the first offending row instead. One pass over the pattern, run
+// where the matrix lives (a kernel for device memory). csr_from_triplets
+// builds a canonical matrix from unsorted entries, duplicates summed.
+//
+// Trusted callers that build their matrices canonically can skip the pass
+// for the constructors of a scope: `trellis::TrustedInput trusted;`.
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/errors.hpp"
+
+namespace trellis {
+
+namespace detail {
+inline bool& input_checks_skipped() {
+  static thread_local bool skipped = false;
+  return skipped;
+}
+}  // namespace detail
+
+/// While one lives, constructors on this thread do not check their matrices.
+class TrustedInput {
+ public:
+  TrustedInput() : before_(detail::input_checks_skipped()) { detail::input_checks_skipped() = true; }
+  ~TrustedInput() { detail::input_checks_skipped() = before_; }
+  TrustedInput(const TrustedInput&) = delete;
+  TrustedInput& operator=(const TrustedInput&) = delete;
+
+ private:
+  bool before_;
+};
+
+/// Throws StructureError naming `what` and the first row that breaks the
+/// canonical invariant (nothing when a TrustedInput is alive).
+template <class Scalar, class Device>
+void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what) {
+  if (detail::input_checks_skipped()) return;
+  using exec = typename Device::execution_space;
+  if (A.num_rows < 0 || A.num_cols < 0)
+    throw StructureError(what + ": negative size " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols));
+  if (A.row_map.extent(0) != size_t(A.num_rows) + 1)
+    throw StructureError(what + ": row_map has " + std::to_string(A.row_map.extent(0)) + " entries for " +
+                         std::to_string(A.num_rows) + " rows");
+  const auto rm = A.row_map;
+  const auto ent = A.entries;
+  const offset_t nnz = offset_t(ent.extent(0));
+  const ordinal_t cols = A.num_cols, n = A.num_rows;
+  // The first bad row: i < n a row, n the end of row_map; none: the Min identity.
+  ordinal_t first = 0;
+  Kokkos::parallel_reduce(
+      "trellis::check_canonical", Kokkos::RangePolicy<exec>(0, n + 1),
+      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & bad) {
+        bool ok = rm(i) >= 0 && rm(i) <= nnz && (i > 0 || rm(0) == 0) && (i < n || rm(i) == nnz);
+        if (ok && i < n) {
+          ok = rm(i + 1) >= rm(i) && rm(i + 1) <= nnz;
+          for (offset_t k = rm(i); ok && k < rm(i + 1); ++k)
+            ok = ent(k) >= 0 && ent(k) < cols && (k == rm(i) || ent(k - 1) < ent(k));
+        }
+        if (!ok && i < bad) bad = i;
+      },
+      Kokkos::Min<ordinal_t>(first));
+  if (first > n) return;
+  // Describe the bad row from a host copy of it.
+  offset_t lo = 0, hi = 0;
+  Kokkos::deep_copy(lo, Kokkos::subview(rm, first));
+  if (first == n) {
+    throw StructureError(what + ": row_map ends at " + std::to_string(lo) + " for " + std::to_string(nnz) +
+                         " stored entries");
+  }
+  Kokkos::deep_copy(hi, Kokkos::subview(rm, first + 1));
+  const std::string row = what + ": row " + std::to_string(first);
+  if (first == 0 && lo != 0) throw StructureError(what + ": row_map(0) = " + std::to_string(lo) + ", not 0");
+  if (lo < 0 || hi < lo || hi > nnz)
+    throw StructureError(row + ": row_map runs from " + std::to_string(lo) + " to " + std::to_string(hi) + " (" +
+                         std::to_string(nnz) + " stored entries)");
+  const auto cols_of_row = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(ent, std::make_pair(size_t(lo), size_t(hi))));
+  for (size_t k = 0; k < cols_of_row.extent(0); ++k) {
+    const ordinal_t j = cols_of_row(k);
+    if (j < 0 || j >= cols)
+      throw StructureError(row + " has column " + std::to_string(j) + " outside [0, " + std::to_string(cols) + ")");
+    if (k > 0 && cols_of_row(k - 1) >= j)
+      throw StructureError(row + " has " + (cols_of_row(k - 1) == j ? "a duplicate" : "an unsorted") + " column " +
+                           std::to_string(j) + " (csr_from_triplets sorts and sums duplicates)");
+  }
+  throw StructureError(row + ": not canonical");
+}
+
+}  // namespace trellis

@@ -1,0 +1,104 @@
+// Public constructors check the matrix they are given (issue 20, defect 2):
+// a column out of range, a duplicate or unsorted column, or a broken row_map
+// is a StructureError naming the row, on every backend, instead of kernels
+// reading or writing out of bounds; TrustedInput skips the check.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "trellis/core/csr_check.hpp"
+#include "trellis/gallery/gallery.hpp"
+#include "trellis/gauss_seidel/gauss_seidel.hpp"
+#include "trellis/ilu/global_ilu0.hpp"
+#include "trellis/solvers/linear_operator.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/solvers/preconditioners/jacobi.hpp"
+#include "trellis/trsv/triangular_solver.hpp"
+
+namespace trellis {
+namespace {
+
+/// A deep copy of A (host), so that a corruption does not reach A.
+HostCsr clone(const HostCsr& A) { return copy_to<HostDevice>(A); }
+
+/// A.row_map(i) = v (row_map is a view of const offsets: replaced by a copy).
+void set_row_map(HostCsr& A, ordinal_t i, offset_t v) {
+  Kokkos::View<offset_t*, HostDevice> rm("rm", A.row_map.extent(0));
+  Kokkos::deep_copy(rm, A.row_map);
+  rm(i) = v;
+  A.row_map = rm;
+}
+
+/// Each corruption of a good 4x4-grid Laplacian, with the words its error must hold.
+struct Corruption {
+  const char* name;
+  std::function<void(HostCsr&)> apply;
+  const char* says;
+};
+
+std::vector<Corruption> corruptions() {
+  return {
+      {"column out of range", [](HostCsr& A) { A.entries(A.row_map(5)) = 99; }, "row 5 has column 99 outside"},
+      {"negative column", [](HostCsr& A) { A.entries(A.row_map(2)) = -1; }, "row 2 has column -1"},
+      {"duplicate column",
+       [](HostCsr& A) { A.entries(A.row_map(7) + 1) = A.entries(A.row_map(7)); }, "row 7 has a duplicate column"},
+      {"unsorted columns",
+       [](HostCsr& A) { std::swap(A.entries(A.row_map(9)), A.entries(A.row_map(9) + 1)); }, "row 9 has an unsorted"},
+      {"row_map past the end", [](HostCsr& A) { set_row_map(A, 3, A.nnz() + 50); }, "row 2"},
+      {"row_map not from 0", [](HostCsr& A) { set_row_map(A, 0, 1); }, "row_map(0) = 1"},
+  };
+}
+
+template <class Device>
+class InputChecks : public ::testing::Test {};
+TYPED_TEST_SUITE(InputChecks, test::Backends, test::BackendNames);
+
+TYPED_TEST(InputChecks, ConstructorsNameTheBadRow) {
+  using Device = TypeParam;
+  const HostCsr good = gallery::laplace2d_5pt(4, 4);
+  for (const auto& c : corruptions()) {
+    SCOPED_TRACE(c.name);
+    HostCsr bad = clone(good);
+    c.apply(bad);
+    const auto dev = to_device<Device>(bad);
+    auto expect_named = [&](const char* who, const std::function<void()>& build) {
+      try {
+        build();
+        ADD_FAILURE() << who << " accepted the matrix";
+      } catch (const StructureError& e) {
+        EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << who << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find(who), std::string::npos) << e.what();
+      }
+    };
+    expect_named("TriangularSolver", [&] { TriangularSolver<double, Device>(dev, TrsvOptions{}); });
+    expect_named("GaussSeidel", [&] { GaussSeidel<double, Device>{dev}; });
+    expect_named("CsrOperator", [&] { CsrOperator<double, Device>{dev}; });
+    expect_named("Jacobi", [&] { JacobiPreconditioner<double, Device>{dev}; });
+    expect_named("ILU0", [&] { GlobalIlu0<double, Device>{bad}; });
+    expect_named("make_preconditioner", [&] { make_preconditioner("ilu0", bad); });
+  }
+}
+
+TYPED_TEST(InputChecks, CanonicalMatricesPassAndTrustedInputSkips) {
+  using Device = TypeParam;
+  const HostCsr good = gallery::laplace2d_5pt(5, 3);
+  EXPECT_NO_THROW(check_canonical(to_device<Device>(good), "good"));
+  HostCsr bad = clone(good);
+  bad.entries(0) = 1000;
+  EXPECT_THROW(check_canonical(to_device<Device>(bad), "bad"), StructureError);
+  {
+    const TrustedInput trusted;  // the caller vouches for its matrices
+    EXPECT_NO_THROW(check_canonical(to_device<Device>(bad), "bad"));
+  }
+  EXPECT_THROW(check_canonical(to_device<Device>(bad), "bad"), StructureError);  // only inside the scope
+  const HostCsr empty(0, 0, Kokkos::View<offset_t*, HostDevice>("rm", 1), HostCsr::index_type("e", 0),
+                      HostCsr::values_type("v", 0));
+  EXPECT_NO_THROW(check_canonical(to_device<Device>(empty), "empty"));
+}
+
+}  // namespace
+}  // namespace trellis
