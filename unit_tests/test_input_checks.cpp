@@ -11,6 +11,7 @@
 
 #include "test_support.hpp"
 #include "trellis/core/csr_check.hpp"
+#include "trellis/dd/domain_decomposition_ilu.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 #include "trellis/ilu/global_ilu0.hpp"
@@ -44,10 +45,10 @@ std::vector<Corruption> corruptions() {
   return {
       {"column out of range", [](HostCsr& A) { A.entries(A.row_map(5)) = 99; }, "row 5 has column 99 outside"},
       {"negative column", [](HostCsr& A) { A.entries(A.row_map(2)) = -1; }, "row 2 has column -1"},
-      {"duplicate column",
-       [](HostCsr& A) { A.entries(A.row_map(7) + 1) = A.entries(A.row_map(7)); }, "row 7 has a duplicate column"},
-      {"unsorted columns",
-       [](HostCsr& A) { std::swap(A.entries(A.row_map(9)), A.entries(A.row_map(9) + 1)); }, "row 9 has an unsorted"},
+      {"duplicate column", [](HostCsr& A) { A.entries(A.row_map(7) + 1) = A.entries(A.row_map(7)); },
+       "row 7 has a duplicate column"},
+      {"unsorted columns", [](HostCsr& A) { std::swap(A.entries(A.row_map(9)), A.entries(A.row_map(9) + 1)); },
+       "row 9 has an unsorted"},
       {"row_map past the end", [](HostCsr& A) { set_row_map(A, 3, A.nnz() + 50); }, "row 2"},
       {"row_map not from 0", [](HostCsr& A) { set_row_map(A, 0, 1); }, "row_map(0) = 1"},
   };
@@ -98,6 +99,29 @@ TYPED_TEST(InputChecks, CanonicalMatricesPassAndTrustedInputSkips) {
   const HostCsr empty(0, 0, Kokkos::View<offset_t*, HostDevice>("rm", 1), HostCsr::index_type("e", 0),
                       HostCsr::values_type("v", 0));
   EXPECT_NO_THROW(check_canonical(to_device<Device>(empty), "empty"));
+}
+
+TEST(InputChecks, ApplyCallsCheckTheirSizes) {  // issue 20, defect 8
+  const HostCsr A = gallery::laplace2d_5pt(6, 6);
+  const JacobiPreconditioner<double> J(to_device<DefaultDevice>(A));
+  Kokkos::View<double*, DefaultDevice> r("r", size_t(A.num_rows) + 5), z("z", size_t(A.num_rows) + 5);
+  EXPECT_THROW(J.apply(r, z), StructureError);  // was: read past its diagonal
+  const HostBsr B = gallery::block_laplace3d(8, 8, 8, 2);
+  DdOptions opt;
+  opt.subdomain_rows = 64;
+  const DomainDecompositionIlu<double> dd(B, opt);
+  Kokkos::View<double*, DefaultDevice> x("x", size_t(B.num_rows())), y("y", size_t(B.num_rows()));
+  const ordinal_t n = dd.layout().num_subdomains();
+  for (const dd::SubdomainRange range : {dd::SubdomainRange{0, n + 3}, dd::SubdomainRange{n + 1, n + 2},
+                                         dd::SubdomainRange{-1, 2}, dd::SubdomainRange{3, 2}}) {
+    try {
+      dd.apply_reordered(x, y, DdApply::dag_ec_ILDUO_fused, range);
+      ADD_FAILURE() << "range [" << range.begin << ", " << range.end << ") accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("subdomain range"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(dd.apply_reordered(x, y, DdApply::dag_ec_ILDUO_fused, dd::SubdomainRange{0, n}));
 }
 
 }  // namespace

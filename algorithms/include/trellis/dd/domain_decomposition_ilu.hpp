@@ -270,6 +270,11 @@ void DomainDecompositionIlu<Scalar, Device>::apply_reordered(const execution_spa
                                                              vector_type z, DdApply variant,
                                                              dd::SubdomainRange range) const {
   check_sizes(r, z, to_string(variant));
+  const ordinal_t subdomains = layout_.num_subdomains();
+  if (range.begin < 0 || range.begin > subdomains || range.end > subdomains ||
+      (range.end >= 0 && range.end < range.begin))
+    throw InputError("apply_reordered: subdomain range [" + std::to_string(range.begin) + ", " +
+                     std::to_string(range.end) + ") outside the " + std::to_string(subdomains) + " subdomains");
   dd::detail::dispatch_block_size(block_size(), [&](auto B) {
     constexpr int b = decltype(B)::value;
     dd::DagPlan plan;

@@ -2,8 +2,10 @@
 // M = diag(A).
 #include <Kokkos_Core.hpp>
 
+#include <string>
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
+
 #include "trellis/core/errors.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
@@ -62,6 +64,9 @@ class JacobiPreconditioner : public Preconditioner<Scalar, Device> {
 
  protected:
   void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
+    if (r.extent(0) != inv_diag_.extent(0) || z.extent(0) != inv_diag_.extent(0))
+      throw StructureError("Jacobi: vectors of " + std::to_string(r.extent(0)) + " and " + std::to_string(z.extent(0)) +
+                           " entries for " + std::to_string(inv_diag_.extent(0)) + " rows");
     detail::scale_by<Scalar, Device>(space, inv_diag_, r, z);
   }
 
