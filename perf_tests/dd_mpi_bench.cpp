@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "mpi_timing.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/dd/distributed_ilu.hpp"
 #include "trellis/distributed/block_rows.hpp"
@@ -68,19 +69,9 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
-double slowest(double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return v;
-}
-
 /// Seconds of run, started together on every rank, the slowest rank's.
 double timed(const std::function<void()>& run) {
-  Kokkos::fence();
-  MPI_Barrier(MPI_COMM_WORLD);
-  const time_point t0 = now();
-  run();
-  Kokkos::fence();
-  return slowest(seconds_since(t0));
+  return bench::timed_on_all(distributed::Communicator(MPI_COMM_WORLD), run);
 }
 
 int run(int argc, char** argv) {

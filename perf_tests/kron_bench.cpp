@@ -18,6 +18,7 @@
 
 #include "bench_support.hpp"
 #include "kron_baseline.hpp"
+#include "mpi_timing.hpp"
 #include "trellis/config.hpp"
 #include "trellis/distributed/block_rows.hpp"
 #include "trellis/gallery/kronecker_problems.hpp"
@@ -93,28 +94,10 @@ distributed::Communicator world() {
 #endif
 }
 
-/// The largest value over the ranks (the paper's per-run time).
-double max_over_ranks(const distributed::Communicator& comm, double v) {
-#if TRELLIS_ENABLE_MPI
-  if (!comm.single_process()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm.mpi_comm());
-#endif
-  return v;
-}
+using bench::max_over_ranks;
 
-void barrier(const distributed::Communicator& comm) {
-  Kokkos::fence();
-#if TRELLIS_ENABLE_MPI
-  if (!comm.single_process()) MPI_Barrier(comm.mpi_comm());
-#endif
-}
-
-/// Seconds of `run` over all ranks: started together, the slowest rank's time.
 double timed(const distributed::Communicator& comm, const std::function<void()>& run) {
-  barrier(comm);
-  const time_point t0 = now();
-  run();
-  Kokkos::fence();
-  return max_over_ranks(comm, seconds_since(t0));
+  return bench::timed_on_all(comm, run);
 }
 
 /// What one operator costs, alone and inside fixed-iteration GMRES.
