@@ -101,6 +101,24 @@ TYPED_TEST(InputChecks, CanonicalMatricesPassAndTrustedInputSkips) {
   EXPECT_NO_THROW(check_canonical(to_device<Device>(empty), "empty"));
 }
 
+TYPED_TEST(InputChecks, NumericTakesOnlyTheAnalysedPattern) {  // issue 20, defect 4
+  using Device = TypeParam;
+  const HostCsr A = gallery::laplace2d_5pt(5, 4);
+  TrsvOptions opt;
+  opt.triangle = Triangle::lower;
+  TriangularSolver<double, Device> L(to_device<Device>(A), opt);
+  EXPECT_NO_THROW(L.numeric(to_device<Device>(A)));  // new values, same pattern
+  HostCsr swapped = clone(A);                        // row 6's first two entries in the other order (values with them)
+  std::swap(swapped.entries(swapped.row_map(6)), swapped.entries(swapped.row_map(6) + 1));
+  std::swap(swapped.values(swapped.row_map(6)), swapped.values(swapped.row_map(6) + 1));
+  EXPECT_THROW(L.numeric(to_device<Device>(swapped)), StructureError);  // was: answers off by 4e10
+  HostCsr moved = clone(A);                                             // same size and entry count, one column moved
+  moved.entries(moved.row_map(10)) += 1;
+  EXPECT_THROW(L.numeric(to_device<Device>(moved)), StructureError);
+  const HostCsr other = gallery::laplace2d_5pt(4, 5);
+  EXPECT_THROW(L.numeric(to_device<Device>(other)), StructureError);
+}
+
 TEST(InputChecks, ApplyCallsCheckTheirSizes) {  // issue 20, defect 8
   const HostCsr A = gallery::laplace2d_5pt(6, 6);
   const JacobiPreconditioner<double> J(to_device<DefaultDevice>(A));

@@ -154,6 +154,8 @@ class BlindLeftPreconditioner : public Preconditioner<double, Device> {
 TYPED_TEST(KrylovOnBackend, ConvergedMeansTheTrueResidualMeetsTheTolerance) {
   // The split form stops on ||K1^{-1} r||; a K1 blind to one equation let it
   // report "converged" with ||b - A x|| / ||b|| far above the tolerance.
+  // (Also the Jacobi split solves of NonsymmetricSolveMatchesDenseReference
+  // at 1e-12 need the restarts: their K1-residual meets it first.)
   using Device = TypeParam;
   const HostCsr H = gallery::convection_diffusion3d(6, 5, 4, 10.0);
   const auto A = to_device<Device>(H);
@@ -166,10 +168,12 @@ TYPED_TEST(KrylovOnBackend, ConvergedMeansTheTrueResidualMeetsTheTolerance) {
   KrylovOptions o;
   o.rel_tol = 1e-8;
   const KrylovResult r = bicgstab<double, Device>(op, M, device_vector<Device>(b), dx, o, BicgstabForm::split);
-  if (r.status == KrylovStatus::converged)
-    EXPECT_LE(r.true_relative_residual, 1e-8 * (1 + 1e-6)) << "converged with a true residual above the tolerance";
-  else
-    EXPECT_EQ(r.status, KrylovStatus::true_residual_high) << to_string(r.status);
+  // It was "converged" with a true residual of 2.2e-3; restarted from the true
+  // residual with a tighter test for its own, it now gets there.
+  EXPECT_TRUE(r.status != KrylovStatus::converged || r.true_relative_residual <= 1e-8)
+      << "converged with a true residual of " << r.true_relative_residual;
+  EXPECT_EQ(r.status, KrylovStatus::converged) << to_string(r.status);
+  EXPECT_LE(r.true_relative_residual, 1e-8);
   // The unbiased forms reach the tolerance in the true residual.
   for (Method method : {Method::bicgstab_right, Method::gmres}) {
     HostVec x;

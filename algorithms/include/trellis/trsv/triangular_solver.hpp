@@ -14,6 +14,7 @@
 // default instance. Solves with one solver must not overlap on different
 // instances: they share the solver's flags and work arrays.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <string>
 
 #include "trellis/core/csr_matrix.hpp"
@@ -47,7 +48,8 @@ class TriangularSolver {
   TriangularSolver(const execution_space& space, const matrix_type& T, TrsvOptions options);
   TriangularSolver(const matrix_type& T, TrsvOptions options);
 
-  /// New values for the pattern analysed at construction.
+  /// New values for the pattern analysed at construction; StructureError
+  /// when T's pattern is not that one (not even the same entries reordered).
   void numeric(const execution_space& space, const matrix_type& T);
   void numeric(const matrix_type& T);
   /// New values, with D given separately (the (L + D) x = b form); T's own
@@ -79,6 +81,8 @@ class TriangularSolver {
   TrsvOptions options_;
   std::string reason_;
   double analysis_seconds_ = 0;
+  std::uint64_t pattern_ = 0;  // pattern_fingerprint of the analysed matrix
+  void check_pattern(const matrix_type& T) const;
   // Mutable: a solve advances the element plan's epoch.
   mutable detail::SolvePlans<Scalar, Device> plans_;
 };

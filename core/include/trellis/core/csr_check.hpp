@@ -12,6 +12,7 @@
 // Trusted callers that build their matrices canonically can skip the pass
 // for the constructors of a scope: `trellis::TrustedInput trusted;`.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <string>
 
 #include "trellis/core/csr_matrix.hpp"
@@ -92,6 +93,35 @@ void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what
                            std::to_string(j) + " (csr_from_triplets sorts and sums duplicates)");
   }
   throw StructureError(row + ": not canonical");
+}
+
+namespace detail {
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 29);
+}
+}  // namespace detail
+
+/// A fingerprint of A's pattern (sizes, row_map, every column at its
+/// position): equal patterns give equal fingerprints, and the same entries
+/// in another order within a row a different one. One pass, where A lives.
+template <class Scalar, class Device>
+std::uint64_t pattern_fingerprint(const CsrMatrix<Scalar, Device>& A) {
+  using exec = typename Device::execution_space;
+  const auto rm = A.row_map;
+  const auto ent = A.entries;
+  const std::int64_t n = A.num_rows, nnz = std::int64_t(ent.extent(0));
+  std::uint64_t sum = 0;
+  Kokkos::parallel_reduce(
+      "trellis::pattern_fingerprint", Kokkos::RangePolicy<exec>(0, (n + 1 > nnz ? n + 1 : nnz)),
+      KOKKOS_LAMBDA(std::int64_t k, std::uint64_t & acc) {
+        if (k <= n) acc += detail::mix64(std::uint64_t(k), std::uint64_t(rm(k)));
+        if (k < nnz) acc += detail::mix64(std::uint64_t(k) + 0x100000000ULL, std::uint64_t(ent(k)));
+      },
+      sum);
+  return detail::mix64(detail::mix64(sum, std::uint64_t(A.num_rows)), std::uint64_t(A.num_cols));
 }
 
 }  // namespace trellis

@@ -116,13 +116,15 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   host_slots(h.stop) = Scalar(stop);
   Kokkos::deep_copy(space, ws.scalars, host_slots);
   int restarted_at = -1;  // the iteration of the last restart from the true residual
+  int restarts = 0;
+  double iter_stop = stop;  // tightened when the true residual disagrees with the iteration's
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (rnorm <= stop) {  // recursive residuals drift: ||b - A x|| decides, after one restart from it
-      if (split) {        // x = x0 + K2^{-1} d, and d starts again from 0
+    if (rnorm <= iter_stop) {  // recursive residuals drift, K1 may hide some: ||b - A x|| decides
+      if (split) {             // x = x0 + K2^{-1} d, and d starts again from 0
         M.apply_right(space, d, w);
         detail::axpby(space, Scalar(1), w, Scalar(1), x);
         Kokkos::deep_copy(space, d, Scalar(0));
@@ -134,11 +136,13 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
         out.status = KrylovStatus::converged;
         break;
       }
-      if (restarted_at == out.iterations || !std::isfinite(true_norm)) {
+      if (restarted_at == out.iterations || restarts == max_true_residual_restarts || !std::isfinite(true_norm)) {
         out.status = KrylovStatus::true_residual_high;
         break;
       }
       restarted_at = out.iterations;
+      ++restarts;
+      iter_stop *= 0.5 * true_stop / true_norm;  // ask the iteration for what it overstated, and a margin
       if (split)
         M.apply_left(space, t, r);
       else
@@ -150,7 +154,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);
       c.cur = h.cur = 0;
       host_slots(h.pair0 + 1) = rho;
-      host_slots(h.stop) = Scalar(stop);
+      host_slots(h.stop) = Scalar(iter_stop);
       Kokkos::deep_copy(space, ws.scalars, host_slots);
       continue;
     }

@@ -27,7 +27,7 @@ enum class KrylovStatus {
   breakdown_vr,        // BiCGSTAB: (v_j, r0^) = 0; CG: (p, A p) <= 0
   breakdown_omega,     // BiCGSTAB: omega = 0
   non_finite,          // NaN or Inf in a scalar of the iteration
-  true_residual_high,  // the iteration's residual met the tolerance, ||b - A x|| does not, even after a restart
+  true_residual_high,  // the iteration's residual met the tolerance, ||b - A x|| did not, even after restarts
 };
 
 template <>

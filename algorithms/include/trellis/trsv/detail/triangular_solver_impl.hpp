@@ -120,6 +120,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
                                                    TrsvOptions options)
     : options_(options) {
   check_canonical(T, "TriangularSolver");
+  pattern_ = pattern_fingerprint(T);
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
@@ -136,7 +137,16 @@ void TriangularSolver<Scalar, Device>::numeric(const matrix_type& T) {
 
 template <class Scalar, class Device>
 void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, const matrix_type& T) {
+  check_pattern(T);
   detail::load_values(space, plans_, T, const_vector_type());
+}
+
+template <class Scalar, class Device>
+void TriangularSolver<Scalar, Device>::check_pattern(const matrix_type& T) const {
+  if (pattern_fingerprint(T) != pattern_)
+    throw StructureError("TriangularSolver::numeric: the matrix's pattern (" + std::to_string(T.num_rows) + " rows, " +
+                         std::to_string(T.nnz()) +
+                         " entries) is not the one analysed at construction; build a new solver for it");
 }
 
 template <class Scalar, class Device>
@@ -149,6 +159,7 @@ void TriangularSolver<Scalar, Device>::numeric(const execution_space& space, con
                                                const_vector_type diagonal) {
   if (!diagonal.data() && plans_.factor.n > 0)
     throw StructureError("triangular solve: numeric() got an empty diagonal");
+  check_pattern(T);
   detail::load_values(space, plans_, T, diagonal);
 }
 

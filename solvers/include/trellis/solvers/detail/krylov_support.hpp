@@ -11,6 +11,11 @@
 
 namespace trellis::detail {
 
+/// How often CG and BiCGSTAB restart from the true residual, each time with a
+/// tighter test for their own residual, when it says "converged" and
+/// ||b - A x|| does not; then the status is true_residual_high.
+constexpr int max_true_residual_restarts = 5;
+
 /// Appends a relative residual to the history and tells the progress hook.
 inline void record_residual(KrylovResult& out, const KrylovOptions& o, double relative) {
   out.history.push_back(relative);
