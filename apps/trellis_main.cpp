@@ -3,6 +3,7 @@
 // accepted anywhere and passed to Kokkos.
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,9 +32,36 @@ void print_usage(std::FILE* to) {
                trellis::preconditioner_usage(2).c_str());
 }
 
+/// The problem with a numeric --kokkos-* option ("" if none). Kokkos 3.4
+/// aborts on a bad value (an uncaught exception or abort()), so the command
+/// checks them first and fails like any other bad option.
+std::string bad_kokkos_option(int argc, char** argv) {
+  const struct {
+    const char* prefix;
+    long lo;
+  } numeric[] = {{"--kokkos-threads=", 1},     {"--kokkos-numa=", 1},   {"--kokkos-device-id=", 0},
+                 {"--kokkos-num-devices=", 1}, {"--kokkos-device=", 0}, {"--kokkos-ndevices=", 1}};
+  for (int i = 1; i < argc; ++i)
+    for (const auto& o : numeric) {
+      const size_t n = std::strlen(o.prefix);
+      if (std::strncmp(argv[i], o.prefix, n) != 0) continue;
+      const char* text = argv[i] + n;
+      char* end = nullptr;
+      const long v = std::strtol(text, &end, 10);
+      if (*text == '\0' || *end != '\0' || v < o.lo || v > 1000000)
+        return std::string(o.prefix, n - 1) + ": '" + text + "' is not a whole number from " + std::to_string(o.lo) +
+               " to 1000000";
+    }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const std::string bad = bad_kokkos_option(argc, argv); !bad.empty()) {
+    std::fprintf(stderr, "trellis: error: %s\n", bad.c_str());
+    return 1;
+  }
   Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
   std::vector<std::string> args(argv + 1, argv + argc);
   // No command: the main job, a solve of the default problem with the comparison.
