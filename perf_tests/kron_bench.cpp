@@ -95,10 +95,7 @@ distributed::Communicator world() {
 }
 
 using bench::max_over_ranks;
-
-double timed(const distributed::Communicator& comm, const std::function<void()>& run) {
-  return bench::timed_on_all(comm, run);
-}
+using bench::timed_on_all;
 
 /// What one operator costs, alone and inside fixed-iteration GMRES.
 struct Breakdown {
@@ -114,10 +111,10 @@ Breakdown measure(const distributed::Communicator& comm, const Op& K, const Args
   Vector x("trellis::bench::x", b.extent(0)), y("trellis::bench::y", b.extent(0));
   for (int w = 0; w < 3; ++w) K.apply(b, y);  // warm-up
   out.apply_ms = 1e3 *
-                 timed(comm,
-                       [&] {
-                         for (int r = 0; r < a.applies; ++r) K.apply(b, y);
-                       }) /
+                 timed_on_all(comm,
+                              [&] {
+                                for (int r = 0; r < a.applies; ++r) K.apply(b, y);
+                              }) /
                  a.applies;
   KrylovOptions o;  // fixed iterations: no tolerance can stop it
   o.rel_tol = 0;
@@ -126,7 +123,7 @@ Breakdown measure(const distributed::Communicator& comm, const Op& K, const Args
   o.restart = 30;
   const IdentityPreconditioner<double, Device> none;
   KrylovResult r;
-  out.T_all = timed(comm, [&] {
+  out.T_all = timed_on_all(comm, [&] {
     Kokkos::deep_copy(x, 0.0);
     r = gmres<double, Device>(K, none, b, x, o);
   });
@@ -134,7 +131,7 @@ Breakdown measure(const distributed::Communicator& comm, const Op& K, const Args
   out.final_residual = r.history.empty() ? 0 : r.history.back();
   K.reset_timings();
   K.set_profiling(true);
-  out.T_all_profiled = timed(comm, [&] {
+  out.T_all_profiled = timed_on_all(comm, [&] {
     Kokkos::deep_copy(x, 0.0);
     gmres<double, Device>(K, none, b, x, o);
   });
@@ -204,10 +201,10 @@ int run(int argc, char** argv) {
     Vector yv("yv", b.extent(0));
     for (int w = 0; w < 3; ++w) Kv.apply(b, yv);
     return 1e3 *
-           timed(comm,
-                 [&] {
-                   for (int r = 0; r < a.applies; ++r) Kv.apply(b, yv);
-                 }) /
+           timed_on_all(comm,
+                        [&] {
+                          for (int r = 0; r < a.applies; ++r) Kv.apply(b, yv);
+                        }) /
            a.applies;
   };
   KroneckerOptions chosen;
@@ -277,11 +274,11 @@ int run(int argc, char** argv) {
     Vector x("x", b.extent(0));
     const IdentityPreconditioner<double, Device> none;
     KrylovResult plain;
-    const double t_plain = timed(comm, [&] { plain = gmres<double, Device>(Kb, none, b, x, o); });
+    const double t_plain = timed_on_all(comm, [&] { plain = gmres<double, Device>(Kb, none, b, x, o); });
     const KroneckerStagePreconditioner P(local, first, a.precond);
     Kokkos::deep_copy(x, 0.0);
     KrylovResult pre;
-    const double t_pre = timed(comm, [&] { pre = gmres<double, Device>(Kb, P, b, x, o); });
+    const double t_pre = timed_on_all(comm, [&] { pre = gmres<double, Device>(Kb, P, b, x, o); });
     bench::JsonObject p;
     p.set("spec", P.stage().name).set("gamma", P.gamma()).set("plain_iterations", plain.iterations);
     p.set("plain_seconds", t_plain).set("plain_converged", plain.converged());

@@ -157,6 +157,7 @@ void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) co
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const PreconditionerOptions& options) {
   check_canonical(A, "make_preconditioner");
+  const TrustedInput trusted;  // checked once here, not again by each preconditioner built from A
   return PreconditionerFactory::build(spec, A, nullptr, options);
 }
 
@@ -164,6 +165,7 @@ BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& 
                                         const BsrMatrix<double, DefaultDevice>& blocks,
                                         const PreconditionerOptions& options) {
   check_canonical(A, "make_preconditioner");
+  const TrustedInput trusted;  // checked once here, not again by each preconditioner built from A
   return PreconditionerFactory::build(spec, A, &blocks, options);
 }
 

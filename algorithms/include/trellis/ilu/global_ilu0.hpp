@@ -135,6 +135,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   inv_diag_ = f.inv_diag;
   factors_ = f;
   t0 = now();
+  const TrustedInput trusted;  // L and U were split from the checked A here
   lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(space, L, TrsvOptions{Triangle::lower, true, algorithm});
   upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
       space, CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),

@@ -111,20 +111,23 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   detail::DeviceScalars<Scalar, Device> c{ws.scalars};
   const auto host_slots = ws.host_scalars;
   detail::IterationScalars<decltype(host_slots)> h{host_slots};
-  for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);  // no parallel fill for 9 values
-  host_slots(h.pair0 + 1) = rho;
-  host_slots(h.stop) = Scalar(stop);
-  Kokkos::deep_copy(space, ws.scalars, host_slots);
-  int restarted_at = -1;  // the iteration of the last restart from the true residual
-  int restarts = 0;
-  double iter_stop = stop;  // tightened when the true residual disagrees with the iteration's
+  // The slots of a (re)start: rho in the current pair, the iteration's stop.
+  auto start_slots = [&](Scalar rho0, double iteration_stop) {
+    for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);  // no parallel fill for 9 values
+    c.cur = h.cur = 0;
+    host_slots(h.pair0 + 1) = rho0;
+    host_slots(h.stop) = Scalar(iteration_stop);
+    Kokkos::deep_copy(space, ws.scalars, host_slots);
+  };
+  start_slots(rho, stop);
+  detail::TrueResidualTest confirm(stop);
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (rnorm <= iter_stop) {  // recursive residuals drift, K1 may hide some: ||b - A x|| decides
-      if (split) {             // x = x0 + K2^{-1} d, and d starts again from 0
+    if (rnorm <= confirm.iteration_stop) {  // recursive residuals drift, K1 may hide some: ||b - A x|| decides
+      if (split) {                          // x = x0 + K2^{-1} d, and d starts again from 0
         M.apply_right(space, d, w);
         detail::axpby(space, Scalar(1), w, Scalar(1), x);
         Kokkos::deep_copy(space, d, Scalar(0));
@@ -132,17 +135,12 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       A.apply(space, x, t);
       detail::axpby(space, Scalar(1), b, Scalar(-1), t);  // t = b - A x
       const double true_norm = detail::norm2(space, t, comm);
-      if (true_norm <= true_stop) {
-        out.status = KrylovStatus::converged;
+      const auto verdict = confirm.judge(true_norm, true_stop, out.iterations);
+      if (verdict != detail::TrueResidualTest::restart) {
+        out.status =
+            verdict == detail::TrueResidualTest::converged ? KrylovStatus::converged : KrylovStatus::true_residual_high;
         break;
       }
-      if (restarted_at == out.iterations || restarts == max_true_residual_restarts || !std::isfinite(true_norm)) {
-        out.status = KrylovStatus::true_residual_high;
-        break;
-      }
-      restarted_at = out.iterations;
-      ++restarts;
-      iter_stop *= 0.5 * true_stop / true_norm;  // ask the iteration for what it overstated, and a margin
       if (split)
         M.apply_left(space, t, r);
       else
@@ -151,11 +149,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       Kokkos::deep_copy(space, p, r);
       rho = dot(space, r, rhat, comm);
       rnorm = std::sqrt(double(rho));
-      for (size_t k = 0; k < host_slots.extent(0); ++k) host_slots(k) = Scalar(0);
-      c.cur = h.cur = 0;
-      host_slots(h.pair0 + 1) = rho;
-      host_slots(h.stop) = Scalar(iter_stop);
-      Kokkos::deep_copy(space, ws.scalars, host_slots);
+      start_slots(rho, confirm.iteration_stop);
       continue;
     }
     if (out.iterations >= o.max_iterations) break;

@@ -33,29 +33,22 @@ KrylovResult cg_solve(const typename Device::execution_space& space, const Linea
   Kokkos::deep_copy(space, p, z);
   Scalar rz = dot(space, r, z, comm);
   out.status = KrylovStatus::max_iterations;
-  int restarted_at = -1;  // the iteration of the last restart from the true residual
-  int restarts = 0;
-  double iter_stop = stop;  // tightened when the true residual disagrees with the recursive one
+  detail::TrueResidualTest confirm(stop);
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rz))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (rnorm <= iter_stop) {  // recursive residuals drift: ||b - A x|| decides
+    if (rnorm <= confirm.iteration_stop) {  // recursive residuals drift: ||b - A x|| decides
       A.apply(space, x, q);
       axpby(space, Scalar(1), b, Scalar(-1), q);
       const double true_norm = detail::norm2(space, q, comm);
-      if (true_norm <= stop) {
-        out.status = KrylovStatus::converged;
+      const auto verdict = confirm.judge(true_norm, stop, out.iterations);
+      if (verdict != detail::TrueResidualTest::restart) {
+        out.status =
+            verdict == detail::TrueResidualTest::converged ? KrylovStatus::converged : KrylovStatus::true_residual_high;
         break;
       }
-      if (restarted_at == out.iterations || restarts == max_true_residual_restarts || !std::isfinite(true_norm)) {
-        out.status = KrylovStatus::true_residual_high;
-        break;
-      }
-      restarted_at = out.iterations;
-      ++restarts;
-      iter_stop *= 0.5 * stop / true_norm;  // ask the iteration for what it overstated, and a margin
       Kokkos::deep_copy(space, r, q);
       rnorm = true_norm;
       M.apply(space, r, z);

@@ -127,7 +127,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
                            /*keep_other=*/false, reason_, options.tile);
   space.fence();
   analysis_seconds_ = timer.seconds();
-  numeric(space, T);
+  detail::load_values(space, plans_, T, const_vector_type());  // numeric() without re-fingerprinting T
 }
 
 template <class Scalar, class Device>

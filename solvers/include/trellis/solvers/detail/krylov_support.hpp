@@ -11,10 +11,28 @@
 
 namespace trellis::detail {
 
-/// How often CG and BiCGSTAB restart from the true residual, each time with a
-/// tighter test for their own residual, when it says "converged" and
-/// ||b - A x|| does not; then the status is true_residual_high.
-constexpr int max_true_residual_restarts = 5;
+/// What CG and BiCGSTAB do when their own residual meets the tolerance: the
+/// true residual ||b - A x|| decides. If it misses, they restart from it with
+/// their own test tightened by the ratio it overstated (and a margin), up to
+/// `max_restarts` times and never twice at one iteration; then they give up
+/// with true_residual_high.
+struct TrueResidualTest {
+  enum Verdict { converged, restart, give_up };
+  static constexpr int max_restarts = 5;
+  double iteration_stop;  // the test the iteration's own residual must pass
+  int restarted_at = -1;  // the iteration of the last restart
+  int restarts = 0;
+
+  explicit TrueResidualTest(double stop) : iteration_stop(stop) {}
+  Verdict judge(double true_norm, double true_stop, int iteration) {
+    if (true_norm <= true_stop) return converged;
+    if (restarted_at == iteration || restarts == max_restarts || !std::isfinite(true_norm)) return give_up;
+    restarted_at = iteration;
+    ++restarts;
+    iteration_stop *= 0.5 * true_stop / true_norm;
+    return restart;
+  }
+};
 
 /// Appends a relative residual to the history and tells the progress hook.
 inline void record_residual(KrylovResult& out, const KrylovOptions& o, double relative) {
