@@ -52,9 +52,11 @@ enum PivotStatus : int { pivot_ok = 0, pivot_boosted = 1, pivot_tiny = 2, pivot_
 /// inv = A^{-1} by Gauss-Jordan elimination with partial pivoting inside the
 /// block. A pivot with |p| <= tiny is replaced by copysign(boost, p) when
 /// boost > 0 (status pivot_boosted), else the inversion stops with
-/// pivot_tiny; a NaN or Inf pivot gives pivot_not_finite.
+/// pivot_tiny; a NaN or Inf pivot gives pivot_not_finite. `failed`, when
+/// given, receives the column of the failing pivot.
 template <int B, class Scalar>
-KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tiny, Scalar boost) {
+KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tiny, Scalar boost,
+                                        int* failed = nullptr) {
   Scalar a[B * B];
   for (int k = 0; k < B * B; ++k) a[k] = A[k], inv[k] = 0;
   for (int r = 0; r < B; ++r) inv[r * B + r] = 1;
@@ -71,9 +73,15 @@ KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tin
         inv[c * B + k] = inv[p * B + k], inv[p * B + k] = t;
       }
     Scalar piv = a[c * B + c];
-    if (!Kokkos::Experimental::isfinite(piv)) return pivot_not_finite;
+    if (!Kokkos::Experimental::isfinite(piv)) {
+      if (failed) *failed = c;
+      return pivot_not_finite;
+    }
     if (Kokkos::Experimental::fabs(piv) <= tiny) {
-      if (!(boost > 0)) return pivot_tiny;
+      if (!(boost > 0)) {
+        if (failed) *failed = c;
+        return pivot_tiny;
+      }
       piv = a[c * B + c] = piv < 0 ? -boost : boost;
       status = pivot_boosted;
     }

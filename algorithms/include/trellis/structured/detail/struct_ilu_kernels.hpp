@@ -1,0 +1,172 @@
+#pragma once
+// StructILU's kernels (seed 003, Algorithms 1 and 2) on the wavefront
+// mapping: one thread per grid point, its DoF x DoF blocks in registers
+// (B a compile-time block size).
+//
+// Factors are stored in the vector-oriented layout (section 4.4): for each
+// stencil entry e and block column c, one array over the points in layout
+// order with the B rows of a point contiguous, so the threads of a warp read
+// consecutive addresses:  value(e, pos, r, c) at ((e*B + c)*n + pos)*B + r.
+// The centre entry holds the inverse of U's diagonal block after the
+// factorization.
+//
+// Values another team may have written during the same sweep (a
+// neighbour's x, a neighbour row's U and inverse diagonal) are read with
+// volatile loads: a cached copy of their line could predate the write.
+#include <Kokkos_Core.hpp>
+
+#include "trellis/ilu/detail/block_ops.hpp"
+#include "trellis/structured/wavefront_layout.hpp"
+
+namespace trellis::structured::detail {
+
+template <class Scalar, class Device>
+struct FactorStorage {
+  Kokkos::View<Scalar*, Device> values;
+  Kokkos::View<const EntryShift*, Device> shifts;  // per factor stencil entry
+  long n = 0;                                      // grid points
+  int dof = 1, entries = 0, centre = 0;
+
+  KOKKOS_INLINE_FUNCTION size_t at(int e, long pos, int r, int c) const {
+    return ((size_t(e) * dof + c) * n + pos) * dof + r;
+  }
+};
+
+/// The position of point (i, j, k)'s neighbour along entry e, or -1 when it
+/// lies outside the grid.
+template <class Layout>
+KOKKOS_INLINE_FUNCTION long neighbour_position(const Layout& base, int H, int nx, int ny, int nz, const EntryShift& s,
+                                               int i, int j, int k, int hi, int hj, int lev) {
+  const int x = i + s.x, y = j + s.y, z = k + s.z;
+  if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return -1;
+  return base(long(lev + s.level) * H + hj + s.hy) + hi + s.hx;
+}
+
+/// Pivot failures: the first (lowest key) is reported, key = point * 16 +
+/// dof column * 2 + (1 if not finite).
+struct PivotReport {
+  Kokkos::View<long long, Kokkos::HostSpace> first;
+  int boosted = 0;
+};
+
+/// In-place ILU(0) of the stored values (Algorithm 1, IKJ order: the lower
+/// entries of a row in increasing column order, each updating the later
+/// entries it reaches through the neighbour row's U). updates[start(e) ..
+/// start(e+1)) lists, for lower entry e, the pairs (upper entry u of the
+/// neighbour row, entry of e + u in this row).
+template <int B, class Scalar, class Device>
+PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
+                   const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
+                   Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
+                   double tolerance, double boost) {
+  Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
+  Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
+  Kokkos::deep_copy(space, first, LLONG_MAX);
+  const auto base = L.base;
+  const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
+  const int centre = F.centre, entries = F.entries;
+  const auto values = F.values;
+  const auto shifts = F.shifts;
+  wavefront_sweep(
+      space, L, true, "trellis::structilu::factor",
+      KOKKOS_LAMBDA(int i, int j, int k, int hi, int hj, int lev, long pos) {
+        Scalar scale = 0;  // the largest entry of the block row, for the pivot test
+        for (int e = 0; e < entries; ++e) {
+          if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
+          for (int r = 0; r < B; ++r)
+            for (int c = 0; c < B; ++c) {
+              const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, r, c)));
+              scale = v > scale ? v : scale;
+            }
+        }
+        for (int e = 0; e < centre; ++e) {
+          const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
+          if (q < 0) continue;
+          Scalar a[B * B], d[B * B], l[B * B];
+          for (int r = 0; r < B; ++r)
+            for (int c = 0; c < B; ++c) {
+              a[r * B + c] = values(F.at(e, pos, r, c));
+              d[r * B + c] = Kokkos::volatile_load(&values(F.at(centre, q, r, c)));
+            }
+          ilu::detail::block_matmul<B>(a, d, l);  // L(p,q) = A(p,q) U(q,q)^{-1}
+          for (int r = 0; r < B; ++r)
+            for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = l[r * B + c];
+          for (int u = update_start(e); u < update_start(e + 1); ++u) {
+            const int ue = update_upper(u), te = update_target(u);
+            const EntryShift se = shifts(e), su = shifts(ue);
+            const int x = i + se.x + su.x, y = j + se.y + su.y, z = k + se.z + su.z;
+            if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) continue;
+            Scalar ub[B * B], t[B * B];
+            for (int r = 0; r < B; ++r)
+              for (int c = 0; c < B; ++c) {
+                ub[r * B + c] = Kokkos::volatile_load(&values(F.at(ue, q, r, c)));
+                t[r * B + c] = values(F.at(te, pos, r, c));
+              }
+            ilu::detail::block_matmul_sub<B>(l, ub, t);  // A(p,t) -= L(p,q) U(q,t)
+            for (int r = 0; r < B; ++r)
+              for (int c = 0; c < B; ++c) values(F.at(te, pos, r, c)) = t[r * B + c];
+          }
+        }
+        Scalar dblock[B * B], inv[B * B];
+        for (int r = 0; r < B; ++r)
+          for (int c = 0; c < B; ++c) dblock[r * B + c] = values(F.at(centre, pos, r, c));
+        int column = 0;
+        const Scalar unit = scale > 0 ? scale : Scalar(1);
+        const int status =
+            ilu::detail::block_invert<B>(dblock, inv, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
+        if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
+        if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
+          const long p = i + long(nx) * (j + long(ny) * k);
+          Kokkos::atomic_fetch_min(&first(), (long long)(p) * 16 + column * 2 +
+                                           (status == ilu::detail::pivot_not_finite ? 1 : 0));
+          for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
+        }
+        for (int r = 0; r < B; ++r)
+          for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
+      });
+  PivotReport report;
+  report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
+  Kokkos::deep_copy(space, report.first, first);
+  auto b = Kokkos::create_mirror_view(Kokkos::HostSpace(), boosted);
+  Kokkos::deep_copy(space, b, boosted);
+  space.fence();
+  report.boosted = b();
+  return report;
+}
+
+/// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
+/// the centre entry holding U's inverse diagonal blocks), in place, layout
+/// order, B values per point.
+template <int B, class Scalar, class Device>
+void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
+                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+  const auto base = L.base;
+  const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
+  const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
+  const auto values = F.values;
+  const auto shifts = F.shifts;
+  wavefront_sweep(space, L, lower, lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve",
+                  KOKKOS_LAMBDA(int i, int j, int k, int hi, int hj, int lev, long pos) {
+                    Scalar acc[B];
+                    for (int r = 0; r < B; ++r) acc[r] = x(pos * B + r);
+                    for (int e = e0; e < e1; ++e) {
+                      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
+                      if (q < 0) continue;
+                      Scalar xq[B];
+                      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
+                      for (int c = 0; c < B; ++c)
+                        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, pos, r, c)) * xq[c];
+                    }
+                    if (lower) {
+                      for (int r = 0; r < B; ++r) x(pos * B + r) = acc[r];
+                    } else {
+                      for (int r = 0; r < B; ++r) {
+                        Scalar s = 0;
+                        for (int c = 0; c < B; ++c) s += values(F.at(centre, pos, r, c)) * acc[c];
+                        x(pos * B + r) = s;
+                      }
+                    }
+                  });
+}
+
+}  // namespace trellis::structured::detail

@@ -1,0 +1,322 @@
+#pragma once
+// StructILU (seed 003): dependency-preserving ILU(0), ILU(1), IC(0) and IC(1)
+// of a stencil matrix, factored and applied on the wavefront mapping and
+// level-based layout of wavefront_layout.hpp, with no index arrays and no
+// analysis beyond the layout (a few passes over the grid).
+//
+//   ilu0  ILU(0) on the matrix's stencil
+//   ilu1  ILU(1): ILU(0) on the stencil of the level-1 fill, S ∪ (S_L + S_U)
+//         (exactly ILU(1)'s pattern when the grid holds the fill's
+//         intermediate points, as for the named stencils)
+//   ic0, ic1  the same factorizations of a symmetric matrix (checked): for
+//         symmetric A they are IC's L D Lᵀ (U = D Lᵀ), stored as L and U
+//
+// The result equals the CSR/BSR ILU(0) of the same matrix up to rounding:
+// the same eliminations in the same order (the lower entries of each row in
+// increasing column order). The preconditioner works in the natural
+// numbering; the *_layout calls work in layout order and skip the two
+// permutations.
+//
+//   StructIlu<> M(A, {StructIluKind::ic0});
+//   M.apply(r, z);   // z = (L U)^{-1} r
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+#include "trellis/core/eti.hpp"
+#include "trellis/core/name_table.hpp"
+#include "trellis/core/stopwatch.hpp"
+#include "trellis/ilu/pivot_options.hpp"
+#include "trellis/structured/detail/struct_ilu_kernels.hpp"
+#include "trellis/structured/stencil_matrix.hpp"
+#include "trellis/structured/wavefront_layout.hpp"
+
+namespace trellis {
+
+enum class StructIluKind { ilu0, ilu1, ic0, ic1 };
+
+template <>
+struct NameTable<StructIluKind> {
+  static constexpr const char* what = "structilu variant";
+  static constexpr NameEntry<StructIluKind> entries[] = {
+      {StructIluKind::ilu0, "ilu0"},
+      {StructIluKind::ilu1, "ilu1"},
+      {StructIluKind::ic0, "ic0"},
+      {StructIluKind::ic1, "ic1"},
+  };
+};
+
+struct StructIluOptions {
+  StructIluKind kind = StructIluKind::ilu0;
+  ilu::PivotOptions pivots;     // tiny pivots: error (default) or boost
+  structured::TileShape tile;   // lines per team; {0, 0}: the backend's default
+};
+
+template <class Scalar = double, class Device = DefaultDevice>
+class StructIlu {
+ public:
+  using execution_space = typename Device::execution_space;
+  using vector_type = Kokkos::View<Scalar*, Device>;
+  using const_vector_type = Kokkos::View<const Scalar*, Device>;
+
+  /// Layout and factorization. InputError for ic* on a nonsymmetric matrix;
+  /// PivotError naming the grid point and DoF of a zero, tiny or non-finite
+  /// pivot (unless options.pivots.boost replaces tiny ones).
+  StructIlu(const execution_space& space, const StencilMatrix& A, StructIluOptions options = {});
+  explicit StructIlu(const StencilMatrix& A, StructIluOptions options = {})
+      : StructIlu(execution_space(), A, options) {}
+
+  /// Factors new values of a matrix with the same grid, stencil and DoF,
+  /// reusing the layout (InputError if they differ).
+  void refactor(const execution_space& space, const StencilMatrix& A);
+
+  /// z = (L U)^{-1} r in the natural numbering (r, z: points * dof values).
+  void apply(const execution_space& space, const_vector_type r, vector_type z) const;
+  void apply(const_vector_type r, vector_type z) const { apply(execution_space(), r, z); }
+  /// x = (L U)^{-1} x, x in layout order.
+  void apply_layout(const execution_space& space, vector_type x) const;
+  /// x = L^{-1} x and x = U^{-1} x, in layout order.
+  void lower_solve_layout(const execution_space& space, vector_type x) const;
+  void upper_solve_layout(const execution_space& space, vector_type x) const;
+  /// Natural numbering <-> layout order.
+  void to_layout(const execution_space& space, const_vector_type natural, vector_type layout) const;
+  void from_layout(const execution_space& space, const_vector_type layout, vector_type natural) const;
+
+  const Stencil& factor_stencil() const { return stencil_; }
+  int dof() const { return dof_; }
+  ordinal_t num_rows() const { return ordinal_t(layout_.points() * dof_); }
+  const structured::WavefrontLayout<Device>& layout() const { return layout_; }
+  /// The factor values in the vector-oriented layout (struct_ilu_kernels.hpp).
+  const structured::detail::FactorStorage<Scalar, Device>& factors() const { return factors_; }
+  double layout_seconds() const { return layout_seconds_; }
+  double factorization_seconds() const { return factorization_seconds_; }
+  int boosted_pivots() const { return boosted_; }
+
+ private:
+  void load_values(const execution_space& space, const StencilMatrix& A);
+  void factor(const execution_space& space);
+
+  StructIluOptions options_;
+  Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
+  std::array<int, 3> grid_;
+  int dof_ = 1;
+  std::vector<StencilOffset> matrix_offsets_;  // the matrix's stencil, to check refactor()
+  mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
+  structured::detail::FactorStorage<Scalar, Device> factors_;
+  Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
+  mutable vector_type work_;
+  double layout_seconds_ = 0, factorization_seconds_ = 0;
+  int boosted_ = 0;
+};
+
+// ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
+
+namespace structured::detail {
+
+/// Runs f(std::integral_constant<int, B>) for B = dof (1..8).
+template <class F>
+void with_block_size(int dof, F&& f) {
+  switch (dof) {
+    case 1: f(std::integral_constant<int, 1>()); break;
+    case 2: f(std::integral_constant<int, 2>()); break;
+    case 3: f(std::integral_constant<int, 3>()); break;
+    case 4: f(std::integral_constant<int, 4>()); break;
+    case 5: f(std::integral_constant<int, 5>()); break;
+    case 6: f(std::integral_constant<int, 6>()); break;
+    case 7: f(std::integral_constant<int, 7>()); break;
+    case 8: f(std::integral_constant<int, 8>()); break;
+    default: throw InputError("structilu: dof " + std::to_string(dof) + " is outside 1..8");
+  }
+}
+
+/// Copies A's blocks into the vector-oriented layout; `entry` maps A's
+/// stencil entries to the factor's, couplings outside the grid become 0.
+template <class Scalar, class Device>
+void load_stencil_values(const typename Device::execution_space& space, const WavefrontLayout<Device>& L,
+                         const FactorStorage<Scalar, Device>& F, const StencilMatrix& A) {
+  using exec = typename Device::execution_space;
+  const int s = A.stencil().size(), dof = A.dof();
+  std::vector<EntryShift> shift_host;
+  for (const auto& o : A.stencil().offsets()) shift_host.push_back({o.x, o.y, o.z, 0, 0, 0});
+  Kokkos::View<EntryShift*, Device> a_shift("trellis::structilu::matrix_shifts", s);
+  Kokkos::deep_copy(space, a_shift,
+                    Kokkos::View<const EntryShift*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(shift_host.data(), s));
+  Kokkos::View<const double*, Device> a_values;
+  {
+    Kokkos::View<double*, Device> d(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::matrix"),
+                                    A.values().extent(0));
+    Kokkos::deep_copy(space, d, A.values());
+    a_values = d;
+  }
+  const auto values = F.values;
+  Kokkos::deep_copy(space, values, Scalar(0));
+  const auto position = L.position;
+  const auto shifts = F.shifts;
+  const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2], fe = F.entries;
+  Kokkos::parallel_for(
+      "trellis::structilu::load", Kokkos::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
+        const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
+        const long pos = position(p);
+        for (int e = 0; e < s; ++e) {
+          const EntryShift o = a_shift(e);
+          if (i + o.x < 0 || j + o.y < 0 || k + o.z < 0 || i + o.x >= nx || j + o.y >= ny || k + o.z >= nz) continue;
+          int f = 0;  // the factor's entry for this offset (the factor stencil contains A's)
+          while (f < fe && !(shifts(f).x == o.x && shifts(f).y == o.y && shifts(f).z == o.z)) ++f;
+          for (int r = 0; r < dof; ++r)
+            for (int c = 0; c < dof; ++c)
+              values(F.at(f, pos, r, c)) = Scalar(a_values((size_t(p) * s + e) * dof * dof + r * dof + c));
+        }
+      });
+  space.fence();  // the host vectors and A's device copy leave scope
+}
+
+}  // namespace structured::detail
+
+template <class Scalar, class Device>
+StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const StencilMatrix& A, StructIluOptions options)
+    : options_(options),
+      stencil_(options.kind == StructIluKind::ilu1 || options.kind == StructIluKind::ic1
+                   ? A.stencil().level_one_fill()
+                   : A.stencil()),
+      grid_(A.grid()),
+      dof_(A.dof()),
+      matrix_offsets_(A.stencil().offsets()) {
+  if ((options.kind == StructIluKind::ic0 || options.kind == StructIluKind::ic1) && !A.is_symmetric())
+    throw InputError(std::string("structilu:") + to_string(options.kind) +
+                     ": the matrix is not symmetric (IC needs A = Aᵀ); use ilu0 or ilu1");
+  auto t0 = now();
+  layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, options.tile);
+  const auto shifts = structured::entry_shifts(stencil_, layout_.transform);
+  // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
+  // target entry e+u of row p when the factor stencil has it.
+  std::vector<int> start{0}, upper, target;
+  const auto& offs = stencil_.offsets();
+  for (int e = 0; e < stencil_.centre(); ++e) {
+    for (int u = stencil_.centre() + 1; u < stencil_.size(); ++u) {
+      const int t = stencil_.index_of({offs[e].x + offs[u].x, offs[e].y + offs[u].y, offs[e].z + offs[u].z});
+      if (t >= 0) upper.push_back(u), target.push_back(t);
+    }
+    start.push_back(int(upper.size()));
+  }
+  auto to_device = [&](const auto& v, const char* label) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    Kokkos::View<T*, Device> d(std::string(label), v.size());
+    Kokkos::deep_copy(space, d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+    return d;
+  };
+  update_start_ = to_device(start, "trellis::structilu::update_start");
+  update_upper_ = to_device(upper, "trellis::structilu::update_upper");
+  update_target_ = to_device(target, "trellis::structilu::update_target");
+  factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
+  factors_.n = layout_.points();
+  factors_.dof = dof_;
+  factors_.entries = stencil_.size();
+  factors_.centre = stencil_.centre();
+  factors_.values = Kokkos::View<Scalar*, Device>(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::factors"),
+      size_t(factors_.n) * stencil_.size() * dof_ * dof_);
+  work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
+                      size_t(factors_.n) * dof_);
+  space.fence();  // the host vectors leave scope
+  layout_seconds_ = seconds_since(t0);
+  refactor(space, A);
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::refactor(const execution_space& space, const StencilMatrix& A) {
+  if (A.grid() != grid_ || A.dof() != dof_ || A.stencil().offsets() != matrix_offsets_)
+    throw InputError("structilu: refactor needs a matrix with the same grid, stencil and dof");
+  if ((options_.kind == StructIluKind::ic0 || options_.kind == StructIluKind::ic1) && !A.is_symmetric())
+    throw InputError(std::string("structilu:") + to_string(options_.kind) + ": the matrix is not symmetric; use ilu0 or ilu1");
+  const auto t0 = now();
+  structured::detail::load_stencil_values(space, layout_, factors_, A);
+  factor(space);
+  factorization_seconds_ = seconds_since(t0);
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::factor(const execution_space& space) {
+  structured::detail::PivotReport report;
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    report = structured::detail::factor<decltype(B)::value>(
+        space, layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
+        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
+        options_.pivots.tolerance, options_.pivots.boost);
+  });
+  boosted_ = report.boosted;
+  const long long key = report.first();
+  if (key != LLONG_MAX) {
+    const long p = long(key / 16);
+    const int column = int((key % 16) / 2);
+    const bool not_finite = key % 2;
+    const int nx = grid_[0], ny = grid_[1];
+    const std::string where = std::string("structilu:") + to_string(options_.kind) + ": " +
+                              (not_finite ? "non-finite pivot" : "zero or tiny pivot") + " at grid point (" +
+                              std::to_string(p % nx) + "," + std::to_string((p / nx) % ny) + "," +
+                              std::to_string(p / (long(nx) * ny)) + "), dof " + std::to_string(column);
+    throw PivotError(where, long(p * dof_ + column), 0.0);
+  }
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::to_layout(const execution_space& space, const_vector_type natural,
+                                          vector_type layout) const {
+  const auto position = layout_.position;
+  const int dof = dof_;
+  Kokkos::parallel_for(
+      "trellis::structilu::to_layout", Kokkos::RangePolicy<execution_space>(space, 0, layout_.points()),
+      KOKKOS_LAMBDA(long p) {
+        for (int r = 0; r < dof; ++r) layout(long(position(p)) * dof + r) = natural(p * dof + r);
+      });
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::from_layout(const execution_space& space, const_vector_type layout,
+                                            vector_type natural) const {
+  const auto position = layout_.position;
+  const int dof = dof_;
+  Kokkos::parallel_for(
+      "trellis::structilu::from_layout", Kokkos::RangePolicy<execution_space>(space, 0, layout_.points()),
+      KOKKOS_LAMBDA(long p) {
+        for (int r = 0; r < dof; ++r) natural(p * dof + r) = layout(long(position(p)) * dof + r);
+      });
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, vector_type x) const {
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, true);
+  });
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, vector_type x) const {
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, false);
+  });
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::apply_layout(const execution_space& space, vector_type x) const {
+  lower_solve_layout(space, x);
+  upper_solve_layout(space, x);
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
+  if (r.extent(0) != size_t(num_rows()) || z.extent(0) != size_t(num_rows()))
+    throw InputError("structilu: apply on vectors of " + std::to_string(r.extent(0)) + " and " +
+                     std::to_string(z.extent(0)) + " values, the matrix has " + std::to_string(num_rows()) + " rows");
+  to_layout(space, r, work_);
+  apply_layout(space, work_);
+  from_layout(space, work_, z);
+}
+
+#if TRELLIS_ENABLE_ETI
+#define TRELLIS_STRUCT_ILU_ETI(DEVICE) extern template class StructIlu<double, DEVICE>;
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_STRUCT_ILU_ETI)
+#undef TRELLIS_STRUCT_ILU_ETI
+#endif
+
+}  // namespace trellis

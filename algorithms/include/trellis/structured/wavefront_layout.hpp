@@ -1,0 +1,258 @@
+#pragma once
+// Seed 003's acyclic dependency task mapping (section 4.1) and level-based
+// memory layout (section 4.4), for any stencil.
+//
+// Mapping. Under the stencil's wavefront transform (stencil.hpp) a point
+// (i, j, k) has coordinates (î, ĵ, k) and level î + ĵ + k, and every
+// dependency of the forward sweep lies at lower î, ĵ and level (the
+// backward sweep: higher). The (î, ĵ) plane is cut into tiles of tile.x x
+// tile.y lines; a team owns a tile, a thread a line, and the team walks the
+// levels of its tile in order, one team barrier per level.
+//
+// Waiting. Before a level, one thread of the team waits until the three
+// tiles it can depend on ((-1, 0), (0, -1), (-1, -1) in tile coordinates;
+// tiles are at least as wide as the stencil reaches) have finished the
+// previous level; a tile's flag counts its finished levels. Teams take
+// tickets in the order `order` lists the tiles, an order in which every
+// tile comes after the tiles it waits on (a topological order that issues
+// tiles by their first level, as the paper does). So a team only ever waits
+// on a ticket taken before its own, by a team that is running or done: no
+// deadlock on any backend, whatever the number of resident teams.
+//
+// Layout. Points are stored level by level, and within a level by ĵ then
+// î, so the threads of a warp (consecutive î, same ĵ and level) touch
+// consecutive positions: position(î, ĵ, level) = base(level, ĵ) + î. The
+// layout is a permutation of the points: no padding.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/core/types.hpp"
+#include "trellis/structured/stencil.hpp"
+#include "trellis/trsv/detail/element_kernels.hpp"
+
+namespace trellis::structured {
+
+struct TileShape {
+  int x = 0, y = 0;  // lines per tile along î and ĵ; 0: the backend's default
+};
+
+/// Where a stencil entry's neighbour lies, in grid and wavefront coordinates.
+struct EntryShift {
+  int x, y, z;        // grid offset
+  int hx, hy, level;  // the same offset in î, ĵ and level
+};
+
+template <class Device>
+struct WavefrontLayout {
+  using execution_space = typename Device::execution_space;
+  std::array<int, 3> grid{0, 0, 0};
+  WavefrontTransform transform;
+  int width = 0, height = 0, levels = 0;  // extents of î, ĵ and level
+  TileShape tile;
+  int tiles_x = 0, tiles_y = 0;  // the tile grid
+  int num_tiles = 0;             // tiles holding points (the others are skipped)
+
+  Kokkos::View<long*, Device> base;           // levels * height
+  Kokkos::View<ordinal_t*, Device> position;  // natural point index -> layout position
+  Kokkos::View<int*, Device> order;           // ticket -> tile (ty * tiles_x + tx)
+  Kokkos::View<int*, Device> first_level;     // per tile of the tile grid; INT_MAX when empty
+  Kokkos::View<int*, Device> last_level;
+  Kokkos::View<long long*, Device> flags;  // per tile: progress of the current sweep
+  Kokkos::View<int, Device> ticket;
+  long long epoch = 0;  // sweeps run so far: flags never need a reset
+
+  long points() const { return long(grid[0]) * grid[1] * grid[2]; }
+};
+
+/// The default tile: a 128-thread block of 32 x 4 lines on GPUs; on host
+/// backends (a team is one thread) 64 x 8 lines, to amortise the waits.
+template <class Exec>
+TileShape default_tile() {
+  return detail::is_host_space<Exec>() ? TileShape{64, 8} : TileShape{32, 4};
+}
+
+inline std::vector<EntryShift> entry_shifts(const Stencil& s, const WavefrontTransform& t) {
+  std::vector<EntryShift> out;
+  for (const auto& o : s.offsets())
+    out.push_back({o.x, o.y, o.z, t.hat_x(o.x, o.y, o.z), t.hat_y(o.y, o.z), t.level(o.x, o.y, o.z)});
+  return out;
+}
+
+/// Builds the mapping and layout of an nx x ny x nz grid for a stencil.
+template <class Device>
+WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_space& space, std::array<int, 3> grid,
+                                              const Stencil& stencil, TileShape tile = {}) {
+  using exec = typename Device::execution_space;
+  WavefrontLayout<Device> L;
+  L.grid = grid;
+  const int nx = grid[0], ny = grid[1], nz = grid[2];
+  const auto t = L.transform = stencil.wavefront(nx, ny, nz);
+  L.width = t.hat_x(nx - 1, ny - 1, nz - 1) + 1;
+  L.height = t.hat_y(ny - 1, nz - 1) + 1;
+  L.levels = t.level(nx - 1, ny - 1, nz - 1) + 1;
+  const TileShape dflt = default_tile<exec>();
+  L.tile = {tile.x > 0 ? tile.x : dflt.x, tile.y > 0 ? tile.y : dflt.y};
+  // A dependency may only cross into the neighbouring tile.
+  for (const auto& e : entry_shifts(stencil, t))
+    if (std::abs(e.hx) > L.tile.x || std::abs(e.hy) > L.tile.y)
+      throw InputError("structilu: tile " + std::to_string(L.tile.x) + "x" + std::to_string(L.tile.y) +
+                       " is narrower than stencil " + stencil.name() + " reaches in wavefront coordinates");
+  L.tiles_x = (L.width + L.tile.x - 1) / L.tile.x;
+  L.tiles_y = (L.height + L.tile.y - 1) / L.tile.y;
+  const long n = L.points();
+  const int H = L.height, tiles_x = L.tiles_x;
+  const TileShape ts = L.tile;
+  const long cells = long(L.levels) * H;
+
+  Kokkos::View<long*, Device> count(Kokkos::view_alloc(space, "trellis::structilu::layout_count"), cells);
+  Kokkos::View<int*, Device> first_hat(Kokkos::view_alloc(space, "trellis::structilu::layout_first"), cells);
+  L.first_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, "trellis::structilu::tile_first"),
+                                             size_t(L.tiles_x) * L.tiles_y);
+  L.last_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, "trellis::structilu::tile_last"),
+                                            size_t(L.tiles_x) * L.tiles_y);
+  Kokkos::deep_copy(space, first_hat, INT_MAX);
+  Kokkos::deep_copy(space, L.first_level, INT_MAX);
+  Kokkos::deep_copy(space, L.last_level, INT_MIN);
+  const auto first_level = L.first_level, last_level = L.last_level;
+  auto hat = [=] KOKKOS_FUNCTION(long p, int& hi, int& hj, int& lev) {
+    const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
+    hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
+  };
+  Kokkos::parallel_for(
+      "trellis::structilu::layout_count", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+        int hi, hj, lev;
+        hat(p, hi, hj, lev);
+        const long cell = long(lev) * H + hj;
+        Kokkos::atomic_increment(&count(cell));
+        Kokkos::atomic_fetch_min(&first_hat(cell), hi);
+        const int tile_id = (hj / ts.y) * tiles_x + hi / ts.x;
+        Kokkos::atomic_fetch_min(&first_level(tile_id), lev);
+        Kokkos::atomic_fetch_max(&last_level(tile_id), lev);
+      });
+  // base(cell) = (points in earlier cells) - first î of the cell
+  L.base = Kokkos::View<long*, Device>(Kokkos::view_alloc(space, "trellis::structilu::layout_base"), cells);
+  const auto base = L.base;
+  Kokkos::parallel_scan(
+      "trellis::structilu::layout_base", Kokkos::RangePolicy<exec>(space, 0, cells),
+      KOKKOS_LAMBDA(long c, long& before, bool final) {
+        if (final) base(c) = before - (count(c) ? first_hat(c) : 0);
+        before += count(c);
+      });
+  L.position = Kokkos::View<ordinal_t*, Device>(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::layout_position"), n);
+  const auto position = L.position;
+  Kokkos::parallel_for(
+      "trellis::structilu::layout_position", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+        int hi, hj, lev;
+        hat(p, hi, hj, lev);
+        position(p) = ordinal_t(base(long(lev) * H + hj) + hi);
+      });
+
+  // The ticket order, on the host: tiles by first level, each no earlier
+  // than the tiles it waits on (key = max(own first level, their keys)),
+  // ties broken by tx + ty so that a tile follows those with equal keys.
+  auto h_first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), L.first_level);
+  std::vector<int> key(h_first.extent(0), INT_MIN), tiles;
+  for (int ty = 0; ty < L.tiles_y; ++ty)
+    for (int tx = 0; tx < L.tiles_x; ++tx) {
+      const int id = ty * L.tiles_x + tx;
+      if (h_first(id) == INT_MAX) continue;
+      int k = h_first(id);
+      if (tx > 0) k = std::max(k, key[id - 1]);
+      if (ty > 0) k = std::max(k, key[id - L.tiles_x]);
+      if (tx > 0 && ty > 0) k = std::max(k, key[id - L.tiles_x - 1]);
+      key[id] = k;
+      tiles.push_back(id);
+    }
+  std::stable_sort(tiles.begin(), tiles.end(), [&](int a, int b) {
+    const int da = a % L.tiles_x + a / L.tiles_x, db = b % L.tiles_x + b / L.tiles_x;
+    return key[a] != key[b] ? key[a] < key[b] : da < db;
+  });
+  L.num_tiles = int(tiles.size());
+  L.order = Kokkos::View<int*, Device>("trellis::structilu::tile_order", tiles.size());
+  Kokkos::deep_copy(space, L.order,
+                    Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tiles.data(), tiles.size()));
+  L.flags = Kokkos::View<long long*, Device>("trellis::structilu::tile_flags", h_first.extent(0));
+  L.ticket = Kokkos::View<int, Device>("trellis::structilu::ticket");
+  space.fence();  // `tiles` leaves scope
+  return L;
+}
+
+/// Runs body(i, j, k, hi, hj, level, position) on every grid point, in the
+/// forward (increasing levels) or backward sweep order, each point after all
+/// points it may depend on (see the header comment).
+template <class Device, class Body>
+void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
+                     const char* label, const Body& body) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using member_type = typename policy::member_type;
+  if (L.num_tiles == 0) return;
+  const long long stride = L.levels + 1, start = (++L.epoch) * stride;
+  const int levels = L.levels, tiles_x = L.tiles_x, tiles_y = L.tiles_y, num_tiles = L.num_tiles, H = L.height;
+  const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
+  const TileShape ts = L.tile;
+  const auto t = L.transform;
+  const auto order = L.order, first_level = L.first_level, last_level = L.last_level;
+  const auto flags = L.flags;
+  const auto ticket = L.ticket;
+  const auto base = L.base;
+  // progress(lev): the flag value once the sweep has finished level lev
+  auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long {
+    return start + (forward ? lev + 1 : levels - lev);
+  };
+  const int team = detail::is_host_space<exec>() ? 1 : ts.x * ts.y;
+  Kokkos::parallel_for(label, policy(space, num_tiles, team), KOKKOS_LAMBDA(const member_type& m) {
+    int my_ticket = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(m), [&](int& v) { v = detail::take_ticket(ticket, num_tiles); }, my_ticket);
+    const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
+    const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
+    const int step = forward ? 1 : -1;
+    int nb[3] = {-1, -1, -1};
+    {
+      const int ax = tx - step, ay = ty - step;
+      const bool okx = ax >= 0 && ax < tiles_x, oky = ay >= 0 && ay < tiles_y;
+      if (okx) nb[0] = ty * tiles_x + ax;
+      if (oky) nb[1] = ay * tiles_x + tx;
+      if (okx && oky) nb[2] = ay * tiles_x + ax;
+    }
+    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+    for (int s = 0; s <= l1 - l0; ++s) {
+      const int lev = forward ? l0 + s : l1 - s;
+      // Every thread waits (a few loads of the same flags), so one barrier
+      // per level suffices.
+      for (int q = 0; q < 3; ++q) {
+        if (nb[q] < 0) continue;
+        const int f = first_level(nb[q]), l = last_level(nb[q]);
+        if (f > l) continue;  // empty tile
+        // the neighbour's part of the levels before lev, if it has one
+        if (forward ? f > lev - 1 : l < lev + 1) continue;
+        const long long need = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
+        while (Kokkos::volatile_load(&flags(nb[q])) < need) {
+        }
+      }
+      Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ts.x * ts.y), [&](int line) {
+        const int hi = tx * ts.x + line % ts.x, hj = ty * ts.y + line / ts.x;
+        const int k = lev - hi - hj;
+        const int j = hj - t.c * k;
+        const int i = hi - t.a * j - t.b * k;
+        if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return;
+        body(i, j, k, hi, hj, lev, long(base(long(lev) * H + hj) + hi));
+      });
+      m.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(m), [&]() {
+        Kokkos::memory_fence();  // release: the tile's values before its flag
+        Kokkos::volatile_store(&flags(tile_id), progress(lev));
+      });
+    }
+  });
+}
+
+}  // namespace trellis::structured
