@@ -16,12 +16,13 @@
 
 #include "trellis/core/errors.hpp"
 #include "trellis/gallery/gallery.hpp"
+#include "trellis/gallery/stencil_problems.hpp"
 #include "trellis/io/matrix_market.hpp"
 
 namespace trellis::gallery {
 namespace {
 
-enum class Kind { lap2d5, lap2d9, lap3d7, lap3d27, blocklap3d, layered3d, convdiff3d, convdiff2d, random };
+enum class Kind { lap2d5, lap2d9, lap3d7, lap3d27, blocklap3d, layered3d, convdiff3d, convdiff2d, stencil, random };
 
 struct Generator {
   const char* name;
@@ -62,6 +63,13 @@ const std::vector<Generator>& generators() {
        {"pe"},
        "convdiff2d:NXxNY[:pe=P]",
        "2D upwind convection-diffusion, Peclet P (default 10)"},
+      {"stencil",
+       Kind::stencil,
+       3,
+       {"dof", "pde", "seed"},
+       "stencil:SHAPE:NXxNYxNZ[:dof=D][:pde=P]",
+       "StructILU's stencil matrices: SHAPE star7|star13|diamond13|diamond25|box27, D in 1..8 (default 1), "
+       "P poisson|convdiff|dominant|dominant-sym (default poisson for D = 1, else dominant; seed=S)"},
       {"random",
        Kind::random,
        1,
@@ -96,6 +104,7 @@ struct Spec {
   const Generator* gen = nullptr;
   std::array<long long, 3> sizes{1, 1, 1};
   std::map<std::string, std::string_view> options;
+  StencilShape shape = StencilShape::star7;  // stencil
 };
 
 [[noreturn]] void fail(const Spec& spec, const std::string& problem) {
@@ -145,8 +154,8 @@ void parse_sizes(Spec& spec, std::string_view text) {
   }
 }
 
-void parse_options(Spec& spec, const std::vector<std::string_view>& parts) {
-  for (size_t p = 2; p < parts.size(); ++p) {
+void parse_options(Spec& spec, const std::vector<std::string_view>& parts, size_t first) {
+  for (size_t p = first; p < parts.size(); ++p) {
     const std::string_view opt = parts[p];
     const size_t eq = opt.find('=');
     if (eq == std::string_view::npos) fail(spec, "option '" + std::string(opt) + "' is not of the form key=value");
@@ -171,8 +180,19 @@ Spec parse_spec(const std::string& text) {
   if (!spec.gen)
     throw InputError("problem spec '" + text + "': unknown problem '" + std::string(parts[0]) + "'; accepted:\n" +
                      problem_spec_help());
-  parse_sizes(spec, parts.size() > 1 ? parts[1] : std::string_view());
-  parse_options(spec, parts);
+  size_t at = 1;  // where the sizes are: after the shape for stencil problems
+  if (spec.gen->kind == Kind::stencil) {
+    if (parts.size() < 2 || parts[1].empty()) fail(spec, "missing stencil shape");
+    try {
+      spec.shape = parse<StencilShape>(parts[1]);
+    } catch (const InputError& e) {
+      fail(spec, e.what());
+    }
+    if (spec.shape == StencilShape::custom) fail(spec, "a custom stencil has no generator");
+    at = 2;
+  }
+  parse_sizes(spec, parts.size() > at ? parts[at] : std::string_view());
+  parse_options(spec, parts, at + 1);
   return spec;
 }
 
@@ -260,6 +280,33 @@ Problem build(const Spec& spec) {
       p.matrix = three_d ? convection_diffusion3d(nx, ny, nz, pe) : convection_diffusion2d(nx, ny, pe);
       p.description = std::string(three_d ? "3D" : "2D") + " upwind convection-diffusion, Peclet " + format_number(pe) +
                       "," + (three_d ? on3 : on2);
+      break;
+    }
+    case Kind::stencil: {
+      const long long dof = int_option(spec, "dof", 1);
+      if (dof < 1 || dof > 8) fail(spec, "dof = " + std::to_string(dof) + " must be in 1..8");
+      check_rows(spec, dof);
+      StencilPde pde = dof == 1 ? StencilPde::poisson : StencilPde::dominant;
+      if (const auto it = spec.options.find("pde"); it != spec.options.end()) {
+        try {
+          pde = parse<StencilPde>(it->second);
+        } catch (const InputError& e) {
+          fail(spec, e.what());
+        }
+      }
+      const auto seed = option(spec, "seed", std::uint64_t(1), parse_integer<std::uint64_t>);
+      const Stencil stencil(spec.shape);
+      StencilMatrix S = [&] {
+        try {
+          return stencil_problem(stencil, {nx, ny, nz}, int(dof), pde, seed);
+        } catch (const InputError& e) {
+          fail(spec, e.what());
+        }
+      }();
+      if (dof > 1) p.block_matrix = S.to_bsr();
+      p.matrix = dof > 1 ? bsr_to_csr(*p.block_matrix) : S.to_csr();
+      p.description = std::string(to_string(pde)) + " on stencil " + stencil.name() + ", dof " +
+                      std::to_string(dof) + "," + on3;
       break;
     }
     case Kind::random: {

@@ -10,6 +10,7 @@
 #include "trellis/solvers/preconditioners/identity.hpp"
 #include "trellis/solvers/preconditioners/jacobi.hpp"
 #include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
+#include "trellis/solvers/preconditioners/struct_ilu.hpp"
 
 namespace trellis {
 
@@ -18,7 +19,7 @@ namespace {
 using Device = DefaultDevice;
 
 /// What follows the ':' of a spec, by preconditioner.
-enum class VariantKind { none, trsv_algorithm, dd_apply };
+enum class VariantKind { none, trsv_algorithm, dd_apply, structilu_kind };
 
 VariantKind variant_kind(PreconditionerKind k) {
   switch (k) {
@@ -26,6 +27,7 @@ VariantKind variant_kind(PreconditionerKind k) {
     case PreconditionerKind::sgs:
     case PreconditionerKind::ilu0: return VariantKind::trsv_algorithm;
     case PreconditionerKind::dd: return VariantKind::dd_apply;
+    case PreconditionerKind::structilu: return VariantKind::structilu_kind;
     default: return VariantKind::none;
   }
 }
@@ -35,6 +37,7 @@ struct Spec {
   PreconditionerKind kind = PreconditionerKind::none;
   std::optional<TrsvAlgorithm> algorithm;  // gs, sgs, ilu0
   std::optional<DdApply> apply;            // dd
+  std::optional<StructIluKind> structilu;  // structilu
   std::string canonical;
 };
 
@@ -62,6 +65,10 @@ Spec read_spec(const std::string& spec) {
     case VariantKind::dd_apply:
       out.apply = parse<DdApply>(variant);
       out.canonical += std::string(":") + to_string(*out.apply);
+      break;
+    case VariantKind::structilu_kind:
+      out.structilu = parse<StructIluKind>(variant);
+      out.canonical += std::string(":") + to_string(*out.structilu);
       break;
   }
   return out;
@@ -130,6 +137,24 @@ struct PreconditionerFactory {
         out.reordering_ = dd;
         break;
       }
+      case PreconditionerKind::structilu: {
+        if (o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
+          throw InputError("structilu: needs the grid of a structured problem (PreconditionerOptions::grid; the " +
+                           std::string("command line has it for generated grid problems)"));
+        StructIluOptions opt;
+        opt.kind = read.structilu.value_or(StructIluKind::ilu0);
+        opt.pivots = o.pivots;
+        const StencilMatrix S = StencilMatrix::from_csr(A, {o.grid[0], o.grid[1], o.grid[2]});
+        auto ilu = std::make_shared<const StructIlu<double, Device>>(S, opt);
+        out.name = std::string("structilu:") + to_string(opt.kind);
+        out.analysis_seconds = ilu->layout_seconds();
+        out.factorization_seconds = ilu->factorization_seconds();
+        out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " + ilu->factor_stencil().name() +
+                           ", dof " + std::to_string(S.dof()) + ": layout " + std::to_string(out.analysis_seconds) +
+                           " s, factorization " + std::to_string(out.factorization_seconds) + " s";
+        out.preconditioner = std::make_shared<StructIluPreconditioner<double, Device>>(ilu);
+        break;
+      }
     }
     return out;
   }
@@ -180,6 +205,8 @@ std::vector<std::string> preconditioner_names() {
       for (TrsvAlgorithm a : values<TrsvAlgorithm>()) out.push_back(name + ":" + to_string(a));
     if (variant_kind(k) == VariantKind::dd_apply)
       for (DdApply v : values<DdApply>()) out.push_back(name + ":" + to_string(v));
+    if (variant_kind(k) == VariantKind::structilu_kind)
+      for (StructIluKind v : values<StructIluKind>()) out.push_back(name + ":" + to_string(v));
   }
   return out;
 }
@@ -191,11 +218,13 @@ std::string preconditioner_usage(int indent) {
     kinds += to_string(k);
     if (variant_kind(k) == VariantKind::trsv_algorithm) kinds += "[:TRSV]";
     if (variant_kind(k) == VariantKind::dd_apply) kinds += "[:DD-APPLY]";
+    if (variant_kind(k) == VariantKind::structilu_kind) kinds += "[:KIND]";
   }
   const std::string pad(indent, ' ');
   return pad + kinds + "\n" + pad + "TRSV      " + names<TrsvAlgorithm>() + " (default auto)\n" + pad + "DD-APPLY  " +
          names<DdApply>() + "\n" + pad + "          (default " + to_string(DdApply::dag_ec_ILDUO_fused) + " on GPUs, " +
-         to_string(DdApply::dag_vc_ILDUO_fused) + " on CPUs)\n";
+         to_string(DdApply::dag_vc_ILDUO_fused) + " on CPUs)\n" + pad + "KIND      " + names<StructIluKind>() +
+         " (default ilu0; structilu needs a grid problem)\n";
 }
 
 }  // namespace trellis

@@ -70,10 +70,16 @@ class StructIlu {
   /// Factors new values of a matrix with the same grid, stencil and DoF,
   /// reusing the layout (InputError if they differ).
   void refactor(const execution_space& space, const StencilMatrix& A);
+  /// Factors the values last given again (from their device copy in the
+  /// factors' layout): the numeric factorization alone, as benchmarks time it.
+  void factor(const execution_space& space);
 
   /// z = (L U)^{-1} r in the natural numbering (r, z: points * dof values).
   void apply(const execution_space& space, const_vector_type r, vector_type z) const;
   void apply(const_vector_type r, vector_type z) const { apply(execution_space(), r, z); }
+  /// z = L^{-1} r and z = U^{-1} r in the natural numbering (split use).
+  void lower_solve(const execution_space& space, const_vector_type r, vector_type z) const;
+  void upper_solve(const execution_space& space, const_vector_type r, vector_type z) const;
   /// x = (L U)^{-1} x, x in layout order.
   void apply_layout(const execution_space& space, vector_type x) const;
   /// x = L^{-1} x and x = U^{-1} x, in layout order.
@@ -94,8 +100,7 @@ class StructIlu {
   int boosted_pivots() const { return boosted_; }
 
  private:
-  void load_values(const execution_space& space, const StencilMatrix& A);
-  void factor(const execution_space& space);
+  void check_sizes(const_vector_type r, vector_type z) const;
 
   StructIluOptions options_;
   Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
@@ -104,6 +109,7 @@ class StructIlu {
   std::vector<StencilOffset> matrix_offsets_;  // the matrix's stencil, to check refactor()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
   structured::detail::FactorStorage<Scalar, Device> factors_;
+  Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
   double layout_seconds_ = 0, factorization_seconds_ = 0;
@@ -216,6 +222,9 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   factors_.values = Kokkos::View<Scalar*, Device>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::factors"),
       size_t(factors_.n) * stencil_.size() * dof_ * dof_);
+  matrix_values_ = Kokkos::View<Scalar*, Device>(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::matrix_values"),
+      factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
@@ -229,14 +238,16 @@ void StructIlu<Scalar, Device>::refactor(const execution_space& space, const Ste
     throw InputError("structilu: refactor needs a matrix with the same grid, stencil and dof");
   if ((options_.kind == StructIluKind::ic0 || options_.kind == StructIluKind::ic1) && !A.is_symmetric())
     throw InputError(std::string("structilu:") + to_string(options_.kind) + ": the matrix is not symmetric; use ilu0 or ilu1");
-  const auto t0 = now();
-  structured::detail::load_stencil_values(space, layout_, factors_, A);
+  auto storage = factors_;
+  storage.values = matrix_values_;
+  structured::detail::load_stencil_values(space, layout_, storage, A);
   factor(space);
-  factorization_seconds_ = seconds_since(t0);
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::factor(const execution_space& space) {
+  const auto t0 = now();
+  Kokkos::deep_copy(space, factors_.values, matrix_values_);
   structured::detail::PivotReport report;
   structured::detail::with_block_size(dof_, [&](auto B) {
     report = structured::detail::factor<decltype(B)::value>(
@@ -244,6 +255,7 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
         Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
         options_.pivots.tolerance, options_.pivots.boost);
   });
+  factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;
   const long long key = report.first();
   if (key != LLONG_MAX) {
@@ -304,12 +316,33 @@ void StructIlu<Scalar, Device>::apply_layout(const execution_space& space, vecto
 }
 
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
+void StructIlu<Scalar, Device>::check_sizes(const_vector_type r, vector_type z) const {
   if (r.extent(0) != size_t(num_rows()) || z.extent(0) != size_t(num_rows()))
-    throw InputError("structilu: apply on vectors of " + std::to_string(r.extent(0)) + " and " +
-                     std::to_string(z.extent(0)) + " values, the matrix has " + std::to_string(num_rows()) + " rows");
+    throw InputError("structilu: vectors of " + std::to_string(r.extent(0)) + " and " + std::to_string(z.extent(0)) +
+                     " values for a matrix of " + std::to_string(num_rows()) + " rows");
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
+  check_sizes(r, z);
   to_layout(space, r, work_);
   apply_layout(space, work_);
+  from_layout(space, work_, z);
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type z) const {
+  check_sizes(r, z);
+  to_layout(space, r, work_);
+  lower_solve_layout(space, work_);
+  from_layout(space, work_, z);
+}
+
+template <class Scalar, class Device>
+void StructIlu<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type r, vector_type z) const {
+  check_sizes(r, z);
+  to_layout(space, r, work_);
+  upper_solve_layout(space, work_);
   from_layout(space, work_, z);
 }
 

@@ -7,6 +7,7 @@
 // Offsets are kept sorted by that numbering (z, then y, then x), so the
 // lower offsets come first, then the centre, then the upper offsets, and
 // each part is in increasing column order: the order ILU(0) eliminates in.
+#include <Kokkos_Macros.hpp>
 #include <array>
 #include <string>
 #include <vector>
@@ -48,9 +49,9 @@ struct NameTable<StencilShape> {
 /// and ĵ and to a lower level. Threads own (î, ĵ) lines and walk the levels.
 struct WavefrontTransform {
   int a = 0, b = 0, c = 0;
-  int hat_x(int x, int y, int z) const { return x + a * y + b * z; }
-  int hat_y(int y, int z) const { return y + c * z; }
-  int level(int x, int y, int z) const { return x + (a + 1) * y + (b + c + 1) * z; }
+  KOKKOS_INLINE_FUNCTION int hat_x(int x, int y, int z) const { return x + a * y + b * z; }
+  KOKKOS_INLINE_FUNCTION int hat_y(int y, int z) const { return y + c * z; }
+  KOKKOS_INLINE_FUNCTION int level(int x, int y, int z) const { return x + (a + 1) * y + (b + c + 1) * z; }
 };
 
 class Stencil {

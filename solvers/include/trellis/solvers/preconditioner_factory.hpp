@@ -7,6 +7,8 @@
 //   ilu0[:TRSV]            global ILU0, its solves with a triangular-solve algorithm
 //   ilu0-kk                global ILU0 applied with Kokkos Kernels' sptrsv
 //   dd[:DD-APPLY]          the domain-decomposition ILDU0 (seed 000), reordered numbering
+//   structilu[:KIND]       StructILU (seed 003) of a stencil matrix: ilu0 (default), ilu1, ic0,
+//                          ic1; needs options.grid (the matrix's stencil is read from A)
 //
 // TRSV names a TrsvAlgorithm (default auto), DD-APPLY a DdApply (default by
 // backend); names parse as name_table.hpp says (the papers' spellings too).
@@ -37,7 +39,7 @@ namespace trellis {
 template <class Scalar, class Device>
 class DomainDecompositionIlu;
 
-enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd };
+enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu };
 
 template <>
 struct NameTable<PreconditionerKind> {
@@ -46,15 +48,15 @@ struct NameTable<PreconditionerKind> {
       {PreconditionerKind::none, "none"}, {PreconditionerKind::jacobi, "jacobi"},
       {PreconditionerKind::gs, "gs"},     {PreconditionerKind::sgs, "sgs"},
       {PreconditionerKind::ilu0, "ilu0"}, {PreconditionerKind::ilu0_kk, "ilu0-kk"},
-      {PreconditionerKind::dd, "dd"},
+      {PreconditionerKind::dd, "dd"},     {PreconditionerKind::structilu, "structilu"},
   };
 };
 
 struct PreconditionerOptions {
-  ilu::PivotOptions pivots;  // ilu0, ilu0-kk, dd: what a zero or tiny pivot does
+  ilu::PivotOptions pivots;  // ilu0, ilu0-kk, dd, structilu: what a zero or tiny pivot does
   // dd only (DdOptions says more):
   Partitioner partitioner = Partitioner::automatic;
-  GridDims grid{0, 0, 0};        // the (block-row) grid of a structured problem; enables geometric cuts
+  GridDims grid{0, 0, 0};        // the (block-row) grid of a structured problem: dd's geometric cuts, structilu
   ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = the largest that fits in team scratch
 };
 
@@ -74,8 +76,8 @@ class BuiltPreconditioner {
   std::string setup_report;
   std::optional<DdReport> dd_report;            // dd
   std::optional<TrsvAlgorithm> trsv_algorithm;  // ilu0: the algorithm its analysis chose
-  double analysis_seconds = 0;                  // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic
-  double factorization_seconds = 0;             // ilu0, ilu0-kk
+  double analysis_seconds = 0;  // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic; structilu: layout
+  double factorization_seconds = 0;             // ilu0, ilu0-kk, structilu (with the value load)
 
   /// True for dd: the preconditioner works in a reordered numbering. Solve
   /// with reordered_matrix() on to_reordered(b), and map x back.

@@ -1,0 +1,303 @@
+// struct_bench: StructILU (seed 003) on the paper's test matrix of stencils x
+// DoF (Table 3) and its end-to-end solves (Table 4).
+//
+// Kernels (per stencil and DoF, grid N^3 with N chosen so that the matrix
+// holds about --values block entries; diagonally dominant random blocks):
+//   lower triangular solve: StructILU (layout order, in place) against
+//     cuSPARSE SpSV (CSR, unit lower, CUDA builds) and Trellis's general
+//     family (TriangularSolver elmr-value and levelset-csr on the point CSR);
+//     achieved GB/s (L read once, b read, x written) over the copy bandwidth
+//     measured in the same run;
+//   numeric factorization: StructILU against cuSPARSE csrilu02 (analysis and
+//     factorization, as it offers no split) on the point CSR;
+//   preprocessing: StructILU's layout against cuSPARSE's SpSV analysis.
+// Solves (--solves): CG-IC(0), CG-IC(1), GMRES-ILU(0) on Table 4's stencils
+// and DoF, the same Krylov driver and SpMV (BSR) with StructILU and with
+// cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR), b = A 1, tolerance 1e-8.
+//
+//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--solves] [--solve-scale F]
+//                [--reps R] [--quick] [--json FILE]
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "trellis/gallery/stencil_problems.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/cg.hpp"
+#include "trellis/solvers/gmres.hpp"
+#include "trellis/solvers/preconditioners/struct_ilu.hpp"
+#include "trellis/structured/struct_ilu.hpp"
+#include "trellis/trsv/triangular_solver.hpp"
+#ifdef TRELLIS_WITH_CUSPARSE
+#include "cusparse_support.hpp"
+#endif
+
+namespace {
+
+using namespace trellis;
+using Device = DefaultDevice;
+using Vector = Kokkos::View<double*, Device>;
+using ConstVector = Kokkos::View<const double*, Device>;
+using bench::JsonArray;
+using bench::JsonObject;
+
+struct Case {
+  StencilShape shape;
+  int dof;
+};
+
+std::vector<Case> parse_cases(const std::string& text) {
+  std::vector<Case> out;
+  for (const auto& item : bench::split_list(text)) {
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) throw InputError("--cases: '" + item + "' is not STENCIL:DOF");
+    out.push_back({parse<StencilShape>(item.substr(0, colon)), int(bench::parse_number("--cases dof", item.substr(colon + 1)))});
+  }
+  return out;
+}
+
+Vector random_device_vector(size_t n, std::uint64_t seed) {
+  Kokkos::View<double*, Kokkos::HostSpace> h("trellis::bench::random", n);
+  std::uint64_t z = seed;
+  for (size_t i = 0; i < n; ++i) {
+    z = z * 6364136223846793005ull + 1442695040888963407ull;
+    h(i) = double(z >> 11) / 9007199254740992.0 - 0.5;
+  }
+  Vector d("trellis::bench::vector", n);
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+/// One stencil x DoF row of Table 3.
+JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
+                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
+  const Stencil st(c.shape);
+  const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
+  const std::array<int, 3> grid{n_side, n_side, n_side};
+  const StencilMatrix A = gallery::stencil_problem(st, grid, c.dof, gallery::StencilPde::dominant, 1);
+  const size_t n = size_t(A.num_rows());
+  JsonObject row;
+  row.set("stencil", st.name()).set("dof", c.dof).set("grid", n_side).set("rows", double(n));
+  std::printf("%-10s dof %d  %d^3 (%zu rows)\n", st.name().c_str(), c.dof, n_side, n);
+  std::fflush(stdout);
+
+  const Kokkos::DefaultExecutionSpace space;
+  StructIlu<double, Device> M(space, A);
+  row.set("structilu_layout_s", M.layout_seconds());
+  const double factor_s = bench::time_case([&] { M.factor(space); }, policy).median;
+  const Vector b = random_device_vector(n, 7);
+  Vector x("trellis::bench::x", n);
+  const double lower_s =
+      bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+  // bytes: L's blocks and b read once, x written once
+  const double bytes = double(A.points()) * (st.lower_size() * c.dof * c.dof + 2.0 * c.dof) * sizeof(double);
+  const double gbs = bytes / lower_s * 1e-9;
+  row.set("structilu_factor_s", factor_s).set("structilu_lower_s", lower_s).set("structilu_lower_gbs", gbs);
+  row.set("structilu_lower_copy_fraction", gbs / copy_gbs);
+  std::printf("  StructILU   factor %9.3f ms  lower %8.3f ms  %6.0f GB/s (%.0f%% of copy)  layout %.3f s\n", factor_s * 1e3,
+              lower_s * 1e3, gbs, 100 * gbs / copy_gbs, M.layout_seconds());
+
+  // Trellis's general family on the point CSR
+  const HostCsr csr_host = A.to_csr();
+  const CsrMatrix<double, Device> csr = copy_to<Device>(csr_host);
+  double best_general = 1e300;
+  std::string best_general_name;
+  for (TrsvAlgorithm alg : {TrsvAlgorithm::elmr_value, TrsvAlgorithm::levelset_csr}) {
+    try {
+      TriangularSolver<double, Device> T(space, csr, TrsvOptions{Triangle::lower, true, alg});
+      const double s = bench::time_case([&] { T.solve(space, b, x); }, policy).median;
+      row.set(std::string("trellis_") + to_string(alg) + "_lower_s", s);
+      std::printf("  trellis %-12s lower %8.3f ms\n", to_string(alg), s * 1e3);
+      if (s < best_general) best_general = s, best_general_name = to_string(alg);
+    } catch (const std::exception& e) {
+      std::printf("  trellis %-12s failed: %s\n", to_string(alg), e.what());
+    }
+  }
+  double best_baseline = best_general;
+  std::string best_baseline_name = best_general_name;
+#ifdef TRELLIS_WITH_CUSPARSE
+  try {
+    CusparseLibrary lib;
+    CusparseSpsv spsv(lib.get(), csr, Triangle::lower, true, b, x);
+    const double s = bench::time_case([&] { spsv.solve(b, x); }, policy).median;
+    row.set("cusparse_csr_lower_s", s).set("cusparse_spsv_analysis_s", spsv.analysis_seconds());
+    std::printf("  cuSPARSE    lower %8.3f ms  (SpSV analysis %.3f s)\n", s * 1e3, spsv.analysis_seconds());
+    if (s < best_baseline) best_baseline = s, best_baseline_name = "cusparse-csr";
+    double ilu_s = 0;
+    std::vector<double> samples;
+    for (int r = 0; r < 4; ++r) {  // one warm-up, then the median of three
+      cusparse_ilu0(lib.get(), csr, ilu_s);
+      if (r > 0) samples.push_back(ilu_s);
+    }
+    const double ilu = bench::median_of(samples);
+    row.set("cusparse_csr_ilu0_s", ilu).set("factor_speedup", ilu / factor_s);
+    factor_speedups.push_back(ilu / factor_s);
+    std::printf("  cuSPARSE    csrilu02 %9.3f ms  -> factorization speedup %.2fx\n", ilu * 1e3, ilu / factor_s);
+  } catch (const std::exception& e) {
+    std::printf("  cuSPARSE failed: %s\n", e.what());
+    row.set("cusparse_error", e.what());
+  }
+#endif
+  row.set("fastest_baseline", best_baseline_name).set("lower_speedup", best_baseline / lower_s);
+  lower_speedups.push_back(best_baseline / lower_s);
+  std::printf("  lower solve speedup over the fastest baseline (%s): %.2fx\n", best_baseline_name.c_str(),
+              best_baseline / lower_s);
+  std::fflush(stdout);
+  return row;
+}
+
+struct SolveCase {
+  const char* name;
+  StencilShape shape;
+  int dof;
+  gallery::StencilPde pde;
+  bool cg;
+  StructIluKind kind;
+  int n;  // Table 4's N
+};
+
+/// One row of Table 4: the same driver and SpMV with StructILU and cuSPARSE ILU0.
+JsonObject solve_case(const SolveCase& c, double scale) {
+  const int n_side = std::max(8, int(c.n * scale));
+  const StencilMatrix A = gallery::stencil_problem(Stencil(c.shape), {n_side, n_side, n_side}, c.dof, c.pde, 1);
+  const BsrMatrix<double, Device> blocks = copy_to<Device>(A.to_bsr());
+  BsrOperator<double, Device> op(blocks);
+  const size_t n = size_t(A.num_rows());
+  Vector ones("trellis::bench::ones", n), b("trellis::bench::b", n), x("trellis::bench::x", n);
+  Kokkos::deep_copy(ones, 1.0);
+  op.apply(ones, b);
+  KrylovOptions o;
+  o.rel_tol = 1e-8;
+  o.max_iterations = 5000;
+  o.restart = 30;
+  JsonObject row;
+  row.set("problem", c.name).set("stencil", Stencil(c.shape).name()).set("dof", c.dof).set("grid", n_side);
+  row.set("solver", std::string(c.cg ? "cg-" : "gmres-") + to_string(c.kind));
+  std::printf("%s: %s %s dof %d %d^3, %s\n", c.name, to_string(c.pde), Stencil(c.shape).name().c_str(), c.dof, n_side,
+              c.cg ? "CG" : "GMRES(30)");
+  auto run = [&](const Preconditioner<double, Device>& M, const char* label, double setup_s) {
+    bench::TimingPolicy policy;
+    policy.warmups = 1;
+    policy.reps = 3;
+    policy.min_reps = 1;
+    policy.max_seconds = 20;
+    KrylovResult r;
+    const double s = bench::time_case([&] { r = c.cg ? cg(op, M, ConstVector(b), x, o) : gmres(op, M, ConstVector(b), x, o); },
+                                      policy, [&] { Kokkos::deep_copy(x, 0.0); })
+                         .median;
+    std::printf("  %-22s %-14s %5d it  solve %8.4f s  setup %8.4f s  true residual %.2e\n", label,
+                to_string(r.status), r.iterations, s, setup_s, r.true_relative_residual);
+    std::fflush(stdout);
+    row.set(std::string(label) + "_iterations", r.iterations).set(std::string(label) + "_solve_s", s);
+    row.set(std::string(label) + "_setup_s", setup_s).set(std::string(label) + "_status", to_string(r.status));
+    return s + setup_s;
+  };
+  StructIluOptions so;
+  so.kind = c.kind;
+  auto ilu = std::make_shared<const StructIlu<double, Device>>(A, so);
+  StructIluPreconditioner<double, Device> M(ilu);
+  const double ours = run(M, "structilu", ilu->layout_seconds() + ilu->factorization_seconds());
+#ifdef TRELLIS_WITH_CUSPARSE
+  try {
+    CusparseLibrary lib;
+    const CsrMatrix<double, Device> csr = copy_to<Device>(A.to_csr());
+    CusparseIlu0Preconditioner C(lib.get(), csr);
+    const double theirs = run(C, "cusparse_ilu0", C.setup_seconds());
+    row.set("speedup_with_setup", theirs / ours);
+    std::printf("  speedup (setup included) %.2fx\n", theirs / ours);
+  } catch (const std::exception& e) {
+    std::printf("  cuSPARSE failed: %s\n", e.what());
+    row.set("cusparse_error", e.what());
+  }
+#endif
+  return row;
+}
+
+int run(int argc, char** argv) {
+  std::string cases_text =
+      "star7:1,star7:2,star7:4,star7:6,star7:8,star13:1,star13:2,star13:4,star13:6,star13:8,"
+      "diamond13:1,diamond13:2,diamond13:4,diamond13:6,diamond13:8,diamond25:1,diamond25:2,diamond25:4,"
+      "diamond25:6,diamond25:8,box27:1,box27:2,box27:4,box27:6,box27:8";
+  double values = 1.2e8, solve_scale = 0.5;
+  bool solves = false, quick = false;
+  int reps = 10;
+  std::string json_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--cases") cases_text = bench::option_value(argc, argv, i);
+    else if (a == "--values") values = bench::parse_number(a, bench::option_value(argc, argv, i));
+    else if (a == "--solves") solves = true;
+    else if (a == "--solve-scale") solve_scale = bench::parse_number(a, bench::option_value(argc, argv, i));
+    else if (a == "--reps") reps = int(bench::parse_number(a, bench::option_value(argc, argv, i)));
+    else if (a == "--quick") quick = true;
+    else if (a == "--json") json_path = bench::option_value(argc, argv, i);
+    else throw InputError("struct_bench: unknown option '" + a + "'");
+  }
+  if (quick) cases_text = "star7:1,diamond13:2,box27:3", values = 2e5, solve_scale = 0.1, reps = 3, solves = true;
+  bench::TimingPolicy policy;
+  policy.warmups = 2;
+  policy.reps = reps;
+  policy.min_reps = 3;
+  policy.max_seconds = 5;
+  const double copy_gbs = bench::measure_copy_bandwidth(quick ? (1u << 24) : (size_t(1) << 30));
+  std::printf("struct_bench on %s; copy bandwidth %.0f GB/s\n", bench::device_name().c_str(), copy_gbs);
+  JsonArray kernels(true), solve_rows(true);
+  std::vector<double> lower_speedups, factor_speedups;
+  for (const Case& c : parse_cases(cases_text)) {
+    try {
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, lower_speedups, factor_speedups);
+      kernels.push(row);
+    } catch (const std::exception& e) {  // report and go on
+      std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());
+      kernels.push(JsonObject().set("stencil", to_string(c.shape)).set("dof", c.dof).set("error", e.what()));
+    }
+  }
+  const double lower_gm = bench::geometric_mean(lower_speedups), factor_gm = bench::geometric_mean(factor_speedups);
+  std::printf("geometric mean over %zu cases: lower solve %.2fx the fastest baseline, factorization %.2fx cuSPARSE\n",
+              lower_speedups.size(), lower_gm, factor_gm);
+  if (solves) {
+    const std::vector<SolveCase> table4 = {
+        {"Poisson", StencilShape::star7, 1, gallery::StencilPde::poisson, true, StructIluKind::ic0, 304},
+        {"Poisson", StencilShape::star7, 1, gallery::StencilPde::poisson, true, StructIluKind::ic1, 304},
+        {"Convection-Diffusion", StencilShape::star7, 1, gallery::StencilPde::convdiff, false, StructIluKind::ilu0, 304},
+        {"Navier-Stokes-like (dominant)", StencilShape::box27, 4, gallery::StencilPde::dominant, false,
+         StructIluKind::ilu0, 104},
+        {"Euler-like (dominant)", StencilShape::star13, 5, gallery::StencilPde::dominant, false, StructIluKind::ilu0, 112},
+        {"Cahn-Hilliard-like (dominant)", StencilShape::diamond25, 2, gallery::StencilPde::dominant, false,
+         StructIluKind::ilu0, 160},
+    };
+    for (const auto& c : table4) {
+      try {
+        solve_rows.push(solve_case(c, solve_scale));
+      } catch (const std::exception& e) {
+        std::printf("%s failed: %s\n", c.name, e.what());
+        solve_rows.push(JsonObject().set("problem", c.name).set("error", e.what()));
+      }
+    }
+  }
+  if (!json_path.empty()) {
+    JsonObject out;
+    out.set("benchmark", "struct_bench").set("device", bench::device_name()).set("copy_gbs", copy_gbs);
+    out.set("values_per_case", values).set("lower_speedup_geomean", lower_gm).set("factor_speedup_geomean", factor_gm);
+    out.set("kernels", kernels).set("solves", solve_rows);
+    if (!bench::write_text_file(json_path, out.str() + "\n")) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "struct_bench: %s\n", e.what());
+    return 2;
+  }
+}
