@@ -15,8 +15,9 @@
 // and DoF, the same Krylov driver and SpMV (BSR) with StructILU and with
 // cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR), b = A 1, tolerance 1e-8.
 //
-//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--solves] [--solve-scale F]
-//                [--reps R] [--quick] [--json FILE]
+//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
+//                [--solve-scale F] [--reps R] [--quick] [--json FILE]
+// --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -45,6 +46,12 @@ using Vector = Kokkos::View<double*, Device>;
 using ConstVector = Kokkos::View<const double*, Device>;
 using bench::JsonArray;
 using bench::JsonObject;
+#ifdef TRELLIS_WITH_CUSPARSE
+using bench::CusparseIlu0Preconditioner;
+using bench::CusparseLibrary;
+using bench::CusparseSpsv;
+using bench::cusparse_ilu0;
+#endif
 
 struct Case {
   StencilShape shape;
@@ -75,7 +82,8 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
-                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
+                       const std::vector<structured::TileShape>& tiles, std::vector<double>& lower_speedups,
+                       std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid{n_side, n_side, n_side};
@@ -87,20 +95,35 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   std::fflush(stdout);
 
   const Kokkos::DefaultExecutionSpace space;
-  StructIlu<double, Device> M(space, A);
-  row.set("structilu_layout_s", M.layout_seconds());
-  const double factor_s = bench::time_case([&] { M.factor(space); }, policy).median;
   const Vector b = random_device_vector(n, 7);
   Vector x("trellis::bench::x", n);
-  const double lower_s =
-      bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+  // the tile shapes asked for (the first is the default); the fastest lower solve is reported
+  double lower_s = 1e300, factor_s = 1e300, layout_s = 0;
+  structured::TileShape best_tile;
+  JsonArray tile_rows;
+  for (const auto& tile : tiles) {
+    StructIluOptions o;
+    o.tile = tile;
+    StructIlu<double, Device> M(space, A, o);
+    const double f = bench::time_case([&] { M.factor(space); }, policy).median;
+    const double l =
+        bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+    const auto& shape = M.layout().tile;
+    tile_rows.push(JsonObject().set("tile_x", shape.x).set("tile_y", shape.y).set("lower_s", l).set("factor_s", f));
+    if (tiles.size() > 1)
+      std::printf("  tile %3dx%-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, f * 1e3, l * 1e3);
+    if (l < lower_s) lower_s = l, best_tile = shape, layout_s = M.layout_seconds();
+    factor_s = std::min(factor_s, f);
+  }
+  row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y);
+  row.set("tiles", tile_rows);
   // bytes: L's blocks and b read once, x written once
   const double bytes = double(A.points()) * (st.lower_size() * c.dof * c.dof + 2.0 * c.dof) * sizeof(double);
   const double gbs = bytes / lower_s * 1e-9;
   row.set("structilu_factor_s", factor_s).set("structilu_lower_s", lower_s).set("structilu_lower_gbs", gbs);
   row.set("structilu_lower_copy_fraction", gbs / copy_gbs);
   std::printf("  StructILU   factor %9.3f ms  lower %8.3f ms  %6.0f GB/s (%.0f%% of copy)  layout %.3f s\n", factor_s * 1e3,
-              lower_s * 1e3, gbs, 100 * gbs / copy_gbs, M.layout_seconds());
+              lower_s * 1e3, gbs, 100 * gbs / copy_gbs, layout_s);
 
   // Trellis's general family on the point CSR
   const HostCsr csr_host = A.to_csr();
@@ -227,6 +250,7 @@ int run(int argc, char** argv) {
   bool solves = false, quick = false;
   int reps = 10;
   std::string json_path;
+  std::vector<structured::TileShape> tiles{{0, 0}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--cases") cases_text = bench::option_value(argc, argv, i);
@@ -235,6 +259,15 @@ int run(int argc, char** argv) {
     else if (a == "--solve-scale") solve_scale = bench::parse_number(a, bench::option_value(argc, argv, i));
     else if (a == "--reps") reps = int(bench::parse_number(a, bench::option_value(argc, argv, i)));
     else if (a == "--quick") quick = true;
+    else if (a == "--tiles") {
+      tiles.clear();
+      for (const auto& t : bench::split_list(bench::option_value(argc, argv, i))) {
+        const size_t xpos = t.find('x');
+        if (xpos == std::string::npos) throw InputError("--tiles: '" + t + "' is not XxY");
+        tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
+                         int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
+      }
+    }
     else if (a == "--json") json_path = bench::option_value(argc, argv, i);
     else throw InputError("struct_bench: unknown option '" + a + "'");
   }
@@ -250,7 +283,7 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, lower_speedups, factor_speedups);
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
       std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());

@@ -183,15 +183,39 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
   return L;
 }
 
-/// Runs body(i, j, k, hi, hj, level, position) on every grid point, in the
-/// forward (increasing levels) or backward sweep order, each point after all
-/// points it may depend on (see the header comment).
-template <class Device, class Body>
+/// A point of the sweep, as the bodies see it.
+struct SweepPoint {
+  int i, j, k;     // grid coordinates
+  int hi, hj;      // wavefront coordinates
+  int level;       //
+  long position;   // in the layout
+};
+
+/// What a body needs no other point for (its matrix values, its right-hand
+/// side, its neighbours' positions), loaded before the level's wait so the
+/// loads overlap it; bodies that have nothing to prefetch use NoPrefetch.
+struct NoPrefetch {
+  struct State {};
+  KOKKOS_INLINE_FUNCTION State operator()(const SweepPoint&) const { return {}; }
+};
+
+/// Runs body(point, prefetch(point)) on every grid point, in the forward
+/// (increasing levels) or backward sweep order, each point after all points
+/// it may depend on (see the header comment).
+///
+/// Per level and team: every thread prefetches its point; one thread
+/// publishes the previous level (release fence, flag), waits for the
+/// neighbour tiles and fences (acquire); a barrier; the bodies run; a
+/// barrier. So the gpu-scope fences are two per team and level, not one per
+/// thread. On host backends a team is one thread that runs the tile's lines
+/// in turn.
+template <class Device, class Prefetch, class Body>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
-                     const char* label, const Body& body) {
+                     const char* label, const Prefetch& prefetch, const Body& body) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
+  using State = decltype(prefetch(SweepPoint{}));
   if (L.num_tiles == 0) return;
   const long long stride = L.levels + 1, start = (++L.epoch) * stride;
   const int levels = L.levels, tiles_x = L.tiles_x, tiles_y = L.tiles_y, num_tiles = L.num_tiles, H = L.height;
@@ -206,7 +230,9 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long {
     return start + (forward ? lev + 1 : levels - lev);
   };
-  const int team = detail::is_host_space<exec>() ? 1 : ts.x * ts.y;
+  const int lines = ts.x * ts.y;
+  const int team = detail::is_host_space<exec>() ? 1 : lines;
+  const bool line_per_thread = team == lines;
   Kokkos::parallel_for(label, policy(space, num_tiles, team), KOKKOS_LAMBDA(const member_type& m) {
     int my_ticket = 0;
     Kokkos::single(
@@ -222,36 +248,66 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       if (oky) nb[1] = ay * tiles_x + tx;
       if (okx && oky) nb[2] = ay * tiles_x + ax;
     }
-    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
-    for (int s = 0; s <= l1 - l0; ++s) {
-      const int lev = forward ? l0 + s : l1 - s;
-      // Every thread waits (a few loads of the same flags), so one barrier
-      // per level suffices.
+    auto point_of = [&](int line, int lev, SweepPoint& p) {
+      p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
+      p.k = lev - p.hi - p.hj;
+      p.j = p.hj - t.c * p.k;
+      p.i = p.hi - t.a * p.j - t.b * p.k;
+      if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) return false;
+      p.position = long(base(long(lev) * H + p.hj) + p.hi);
+      return true;
+    };
+    // The flags last seen (only the waiting thread's copy is used): a
+    // neighbour already far enough ahead is not polled again.
+    long long seen[3] = {LLONG_MIN, LLONG_MIN, LLONG_MIN};
+    auto publish_and_wait = [&](int s, int lev) {
+      if (s > 0) {
+        Kokkos::memory_fence();  // release this tile's previous level
+        Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
+      }
+      long long need[3];
       for (int q = 0; q < 3; ++q) {
+        need[q] = LLONG_MIN;
         if (nb[q] < 0) continue;
         const int f = first_level(nb[q]), l = last_level(nb[q]);
         if (f > l) continue;  // empty tile
         // the neighbour's part of the levels before lev, if it has one
         if (forward ? f > lev - 1 : l < lev + 1) continue;
-        const long long need = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
-        while (Kokkos::volatile_load(&flags(nb[q])) < need) {
-        }
+        need[q] = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
+      }
+      // the three flags are loaded together, then compared
+      while (seen[0] < need[0] || seen[1] < need[1] || seen[2] < need[2]) {
+        long long now[3];
+        for (int q = 0; q < 3; ++q) now[q] = seen[q] < need[q] ? Kokkos::volatile_load(&flags(nb[q])) : seen[q];
+        for (int q = 0; q < 3; ++q) seen[q] = now[q];
       }
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ts.x * ts.y), [&](int line) {
-        const int hi = tx * ts.x + line % ts.x, hj = ty * ts.y + line / ts.x;
-        const int k = lev - hi - hj;
-        const int j = hj - t.c * k;
-        const int i = hi - t.a * j - t.b * k;
-        if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return;
-        body(i, j, k, hi, hj, lev, long(base(long(lev) * H + hj) + hi));
-      });
-      m.team_barrier();
-      Kokkos::single(Kokkos::PerTeam(m), [&]() {
-        Kokkos::memory_fence();  // release: the tile's values before its flag
-        Kokkos::volatile_store(&flags(tile_id), progress(lev));
-      });
+    };
+    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+    for (int s = 0; s <= l1 - l0; ++s) {
+      const int lev = forward ? l0 + s : l1 - s;
+      if (line_per_thread) {
+        SweepPoint p;
+        const bool mine = point_of(m.team_rank(), lev, p);
+        State state{};
+        if (mine) state = prefetch(p);
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+        m.team_barrier();
+        if (mine) body(p, state);
+        m.team_barrier();
+      } else {
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
+          SweepPoint p;
+          if (point_of(line, lev, p)) body(p, prefetch(p));
+        });
+        m.team_barrier();
+      }
     }
+    Kokkos::single(Kokkos::PerTeam(m), [&]() {
+      Kokkos::memory_fence();
+      Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
+    });
   });
 }
 

@@ -68,14 +68,29 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   const auto values = F.values;
   const auto shifts = F.shifts;
   wavefront_sweep(
-      space, L, true, "trellis::structilu::factor",
-      KOKKOS_LAMBDA(int i, int j, int k, int hi, int hj, int lev, long pos) {
+      space, L, true, "trellis::structilu::factor", NoPrefetch(),
+      KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State) {
+        const int i = pt.i, j = pt.j, k = pt.k, hi = pt.hi, hj = pt.hj, lev = pt.level;
+        const long pos = pt.position;
+        // Row p's blocks are read and updated many times (every update
+        // entry): a thread-local copy (L1-cached local memory) when it is
+        // small enough, the factors in device memory otherwise.
+        constexpr int local_capacity = 128;
+        Scalar local[local_capacity];
+        const bool use_local = entries * B * B <= local_capacity;
+        auto row = [&](int e, int r, int c) -> Scalar& {
+          return use_local ? local[(e * B + r) * B + c] : values(F.at(e, pos, r, c));
+        };
+        if (use_local)
+          for (int e = 0; e < entries; ++e)
+            for (int r = 0; r < B; ++r)
+              for (int c = 0; c < B; ++c) local[(e * B + r) * B + c] = values(F.at(e, pos, r, c));
         Scalar scale = 0;  // the largest entry of the block row, for the pivot test
         for (int e = 0; e < entries; ++e) {
           if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
           for (int r = 0; r < B; ++r)
             for (int c = 0; c < B; ++c) {
-              const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, r, c)));
+              const Scalar v = Kokkos::Experimental::fabs(row(e, r, c));
               scale = v > scale ? v : scale;
             }
         }
@@ -85,12 +100,12 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
           Scalar a[B * B], d[B * B], l[B * B];
           for (int r = 0; r < B; ++r)
             for (int c = 0; c < B; ++c) {
-              a[r * B + c] = values(F.at(e, pos, r, c));
+              a[r * B + c] = row(e, r, c);
               d[r * B + c] = Kokkos::volatile_load(&values(F.at(centre, q, r, c)));
             }
           ilu::detail::block_matmul<B>(a, d, l);  // L(p,q) = A(p,q) U(q,q)^{-1}
           for (int r = 0; r < B; ++r)
-            for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = l[r * B + c];
+            for (int c = 0; c < B; ++c) row(e, r, c) = l[r * B + c];
           for (int u = update_start(e); u < update_start(e + 1); ++u) {
             const int ue = update_upper(u), te = update_target(u);
             const EntryShift se = shifts(e), su = shifts(ue);
@@ -100,16 +115,16 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
             for (int r = 0; r < B; ++r)
               for (int c = 0; c < B; ++c) {
                 ub[r * B + c] = Kokkos::volatile_load(&values(F.at(ue, q, r, c)));
-                t[r * B + c] = values(F.at(te, pos, r, c));
+                t[r * B + c] = row(te, r, c);
               }
             ilu::detail::block_matmul_sub<B>(l, ub, t);  // A(p,t) -= L(p,q) U(q,t)
             for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) values(F.at(te, pos, r, c)) = t[r * B + c];
+              for (int c = 0; c < B; ++c) row(te, r, c) = t[r * B + c];
           }
         }
         Scalar dblock[B * B], inv[B * B];
         for (int r = 0; r < B; ++r)
-          for (int c = 0; c < B; ++c) dblock[r * B + c] = values(F.at(centre, pos, r, c));
+          for (int c = 0; c < B; ++c) dblock[r * B + c] = row(centre, r, c);
         int column = 0;
         const Scalar unit = scale > 0 ? scale : Scalar(1);
         const int status =
@@ -122,7 +137,11 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
           for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
         }
         for (int r = 0; r < B; ++r)
-          for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
+          for (int c = 0; c < B; ++c) row(centre, r, c) = inv[r * B + c];
+        if (use_local)
+          for (int e = 0; e < entries; ++e)
+            for (int r = 0; r < B; ++r)
+              for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = local[(e * B + r) * B + c];
       });
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
@@ -134,39 +153,78 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   return report;
 }
 
+/// What a triangular sweep loads before its point's wait: the right-hand
+/// side, the neighbours' positions, and the first entries' blocks (as many
+/// as fit 16 values, so they stay in registers).
+template <int B, class Scalar>
+struct SweepState {
+  static constexpr int max_entries = 16;                                // positions kept
+  static constexpr int blocks = 16 / (B * B) < 13 ? 16 / (B * B) : 13;  // blocks kept
+  Scalar rhs[B];
+  int q[max_entries];  // layout positions (< points, which fit an int)
+  Scalar block[blocks > 0 ? blocks * B * B : 1];
+};
+
 /// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
 /// the centre entry holding U's inverse diagonal blocks), in place, layout
 /// order, B values per point.
 template <int B, class Scalar, class Device>
 void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                       const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+  using State = SweepState<B, Scalar>;
   const auto base = L.base;
   const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
   const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
+  auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p)->State {
+    State st;
+    for (int r = 0; r < B; ++r) st.rhs[r] = x(p.position * B + r);
+#pragma unroll
+    for (int e = 0; e < State::max_entries; ++e)
+      if (e0 + e < e1)
+        st.q[e] = (int)neighbour_position(base, H, nx, ny, nz, shifts(e0 + e), p.i, p.j, p.k, p.hi, p.hj, p.level);
+#pragma unroll
+    for (int e = 0; e < State::blocks; ++e)
+      if (e0 + e < e1 && st.q[e] >= 0)
+        for (int c = 0; c < B; ++c)
+          for (int r = 0; r < B; ++r) st.block[(e * B + c) * B + r] = values(F.at(e0 + e, p.position, r, c));
+    return st;
+  };
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st) {
+    Scalar acc[B];
+    for (int r = 0; r < B; ++r) acc[r] = st.rhs[r];
+#pragma unroll
+    for (int e = 0; e < State::max_entries; ++e) {
+      if (e0 + e >= e1 || st.q[e] < 0) continue;
+      Scalar xq[B];
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+      for (int c = 0; c < B; ++c)
+        for (int r = 0; r < B; ++r)
+          acc[r] -= (e < State::blocks ? st.block[((e < State::blocks ? e : 0) * B + c) * B + r]
+                                       : values(F.at(e0 + e, p.position, r, c))) *
+                    xq[c];
+    }
+    for (int e = e0 + State::max_entries; e < e1; ++e) {  // stencils beyond 16 entries per half
+      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
+      if (q < 0) continue;
+      Scalar xq[B];
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
+      for (int c = 0; c < B; ++c)
+        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, p.position, r, c)) * xq[c];
+    }
+    if (lower) {
+      for (int r = 0; r < B; ++r) x(p.position * B + r) = acc[r];
+    } else {
+      for (int r = 0; r < B; ++r) {
+        Scalar s = 0;
+        for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
+        x(p.position * B + r) = s;
+      }
+    }
+  };
   wavefront_sweep(space, L, lower, lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve",
-                  KOKKOS_LAMBDA(int i, int j, int k, int hi, int hj, int lev, long pos) {
-                    Scalar acc[B];
-                    for (int r = 0; r < B; ++r) acc[r] = x(pos * B + r);
-                    for (int e = e0; e < e1; ++e) {
-                      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
-                      if (q < 0) continue;
-                      Scalar xq[B];
-                      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
-                      for (int c = 0; c < B; ++c)
-                        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, pos, r, c)) * xq[c];
-                    }
-                    if (lower) {
-                      for (int r = 0; r < B; ++r) x(pos * B + r) = acc[r];
-                    } else {
-                      for (int r = 0; r < B; ++r) {
-                        Scalar s = 0;
-                        for (int c = 0; c < B; ++c) s += values(F.at(centre, pos, r, c)) * acc[c];
-                        x(pos * B + r) = s;
-                      }
-                    }
-                  });
+                  prefetch, body);
 }
 
 }  // namespace trellis::structured::detail
