@@ -47,10 +47,10 @@ using ConstVector = Kokkos::View<const double*, Device>;
 using bench::JsonArray;
 using bench::JsonObject;
 #ifdef TRELLIS_WITH_CUSPARSE
+using bench::cusparse_ilu0;
 using bench::CusparseIlu0Preconditioner;
 using bench::CusparseLibrary;
 using bench::CusparseSpsv;
-using bench::cusparse_ilu0;
 #endif
 
 struct Case {
@@ -63,7 +63,8 @@ std::vector<Case> parse_cases(const std::string& text) {
   for (const auto& item : bench::split_list(text)) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos) throw InputError("--cases: '" + item + "' is not STENCIL:DOF");
-    out.push_back({parse<StencilShape>(item.substr(0, colon)), int(bench::parse_number("--cases dof", item.substr(colon + 1)))});
+    out.push_back(
+        {parse<StencilShape>(item.substr(0, colon)), int(bench::parse_number("--cases dof", item.substr(colon + 1)))});
   }
   return out;
 }
@@ -122,8 +123,8 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   const double gbs = bytes / lower_s * 1e-9;
   row.set("structilu_factor_s", factor_s).set("structilu_lower_s", lower_s).set("structilu_lower_gbs", gbs);
   row.set("structilu_lower_copy_fraction", gbs / copy_gbs);
-  std::printf("  StructILU   factor %9.3f ms  lower %8.3f ms  %6.0f GB/s (%.0f%% of copy)  layout %.3f s\n", factor_s * 1e3,
-              lower_s * 1e3, gbs, 100 * gbs / copy_gbs, layout_s);
+  std::printf("  StructILU   factor %9.3f ms  lower %8.3f ms  %6.0f GB/s (%.0f%% of copy)  layout %.3f s\n",
+              factor_s * 1e3, lower_s * 1e3, gbs, 100 * gbs / copy_gbs, layout_s);
 
   // Trellis's general family on the point CSR
   const HostCsr csr_host = A.to_csr();
@@ -210,11 +211,12 @@ JsonObject solve_case(const SolveCase& c, double scale) {
     policy.min_reps = 1;
     policy.max_seconds = 20;
     KrylovResult r;
-    const double s = bench::time_case([&] { r = c.cg ? cg(op, M, ConstVector(b), x, o) : gmres(op, M, ConstVector(b), x, o); },
-                                      policy, [&] { Kokkos::deep_copy(x, 0.0); })
-                         .median;
-    std::printf("  %-22s %-14s %5d it  solve %8.4f s  setup %8.4f s  true residual %.2e\n", label,
-                to_string(r.status), r.iterations, s, setup_s, r.true_relative_residual);
+    const double s =
+        bench::time_case([&] { r = c.cg ? cg(op, M, ConstVector(b), x, o) : gmres(op, M, ConstVector(b), x, o); },
+                         policy, [&] { Kokkos::deep_copy(x, 0.0); })
+            .median;
+    std::printf("  %-22s %-14s %5d it  solve %8.4f s  setup %8.4f s  true residual %.2e\n", label, to_string(r.status),
+                r.iterations, s, setup_s, r.true_relative_residual);
     std::fflush(stdout);
     row.set(std::string(label) + "_iterations", r.iterations).set(std::string(label) + "_solve_s", s);
     row.set(std::string(label) + "_setup_s", setup_s).set(std::string(label) + "_status", to_string(r.status));
@@ -253,12 +255,18 @@ int run(int argc, char** argv) {
   std::vector<structured::TileShape> tiles{{0, 0}};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--cases") cases_text = bench::option_value(argc, argv, i);
-    else if (a == "--values") values = bench::parse_number(a, bench::option_value(argc, argv, i));
-    else if (a == "--solves") solves = true;
-    else if (a == "--solve-scale") solve_scale = bench::parse_number(a, bench::option_value(argc, argv, i));
-    else if (a == "--reps") reps = int(bench::parse_number(a, bench::option_value(argc, argv, i)));
-    else if (a == "--quick") quick = true;
+    if (a == "--cases")
+      cases_text = bench::option_value(argc, argv, i);
+    else if (a == "--values")
+      values = bench::parse_number(a, bench::option_value(argc, argv, i));
+    else if (a == "--solves")
+      solves = true;
+    else if (a == "--solve-scale")
+      solve_scale = bench::parse_number(a, bench::option_value(argc, argv, i));
+    else if (a == "--reps")
+      reps = int(bench::parse_number(a, bench::option_value(argc, argv, i)));
+    else if (a == "--quick")
+      quick = true;
     else if (a == "--tiles") {
       tiles.clear();
       for (const auto& t : bench::split_list(bench::option_value(argc, argv, i))) {
@@ -267,9 +275,10 @@ int run(int argc, char** argv) {
         tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
                          int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
       }
-    }
-    else if (a == "--json") json_path = bench::option_value(argc, argv, i);
-    else throw InputError("struct_bench: unknown option '" + a + "'");
+    } else if (a == "--json")
+      json_path = bench::option_value(argc, argv, i);
+    else
+      throw InputError("struct_bench: unknown option '" + a + "'");
   }
   if (quick) cases_text = "star7:1,diamond13:2,box27:3", values = 2e5, solve_scale = 0.1, reps = 3, solves = true;
   bench::TimingPolicy policy;
@@ -297,10 +306,12 @@ int run(int argc, char** argv) {
     const std::vector<SolveCase> table4 = {
         {"Poisson", StencilShape::star7, 1, gallery::StencilPde::poisson, true, StructIluKind::ic0, 304},
         {"Poisson", StencilShape::star7, 1, gallery::StencilPde::poisson, true, StructIluKind::ic1, 304},
-        {"Convection-Diffusion", StencilShape::star7, 1, gallery::StencilPde::convdiff, false, StructIluKind::ilu0, 304},
+        {"Convection-Diffusion", StencilShape::star7, 1, gallery::StencilPde::convdiff, false, StructIluKind::ilu0,
+         304},
         {"Navier-Stokes-like (dominant)", StencilShape::box27, 4, gallery::StencilPde::dominant, false,
          StructIluKind::ilu0, 104},
-        {"Euler-like (dominant)", StencilShape::star13, 5, gallery::StencilPde::dominant, false, StructIluKind::ilu0, 112},
+        {"Euler-like (dominant)", StencilShape::star13, 5, gallery::StencilPde::dominant, false, StructIluKind::ilu0,
+         112},
         {"Cahn-Hilliard-like (dominant)", StencilShape::diamond25, 2, gallery::StencilPde::dominant, false,
          StructIluKind::ilu0, 160},
     };

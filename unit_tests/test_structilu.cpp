@@ -29,7 +29,8 @@ TEST(Stencils, NamedShapesHaveThePapersSizesAndLowerHalves) {
     EXPECT_EQ(st.size(), sizes[s]) << st.name();
     EXPECT_EQ(st.lower_size(), st.upper_size()) << st.name();
     EXPECT_EQ(st.offsets()[st.centre()], (StencilOffset{0, 0, 0}));
-    for (int e = 0; e < st.size(); ++e) EXPECT_GE(st.index_of({-st.offsets()[e].x, -st.offsets()[e].y, -st.offsets()[e].z}), 0);
+    for (int e = 0; e < st.size(); ++e)
+      EXPECT_GE(st.index_of({-st.offsets()[e].x, -st.offsets()[e].y, -st.offsets()[e].z}), 0);
   }
 }
 
@@ -96,13 +97,14 @@ TYPED_TEST_SUITE(StructIluTest, test::Backends, test::BackendNames);
 /// matrix's BSR form (with the factor stencil's fill as explicit zeros).
 template <class Device>
 void expect_matches_reference(const StencilMatrix& A, StructIluOptions options, const std::string& what) {
-  SCOPED_TRACE(what + " grid " + std::to_string(A.nx()) + "x" + std::to_string(A.ny()) + "x" +
-               std::to_string(A.nz()) + " dof " + std::to_string(A.dof()));
+  SCOPED_TRACE(what + " grid " + std::to_string(A.nx()) + "x" + std::to_string(A.ny()) + "x" + std::to_string(A.nz()) +
+               " dof " + std::to_string(A.dof()));
   const bool fill = options.kind == StructIluKind::ilu1 || options.kind == StructIluKind::ic1;
   StencilMatrix P(A.grid(), fill ? A.stencil().level_one_fill() : A.stencil(), A.dof());
   for (long p = 0; p < A.points(); ++p)
     for (int e = 0; e < A.stencil().size(); ++e)
-      std::copy(A.block(p, e), A.block(p, e) + A.dof() * A.dof(), P.block(p, P.stencil().index_of(A.stencil().offsets()[e])));
+      std::copy(A.block(p, e), A.block(p, e) + A.dof() * A.dof(),
+                P.block(p, P.stencil().index_of(A.stencil().offsets()[e])));
   const reference::Ilu0Factors ref = reference::ilu0(P.to_bsr());
   ASSERT_LT(ref.bad_row, 0) << "the test matrix has no ILU";
   const auto seed = test::fresh_seed();
@@ -131,8 +133,8 @@ TYPED_TEST(StructIluTest, EveryStencilAndDofMatchesTheBlockIlu0Reference) {
 }
 
 TYPED_TEST(StructIluTest, OddGridsMatchTheReference) {
-  const std::vector<std::array<int, 3>> grids = {{1, 1, 1}, {1, 1, 9}, {9, 1, 1}, {1, 9, 1}, {2, 2, 2},
-                                                 {3, 1, 5}, {40, 3, 2}, {3, 37, 5}};
+  const std::vector<std::array<int, 3>> grids = {{1, 1, 1}, {1, 1, 9}, {9, 1, 1},  {1, 9, 1},
+                                                 {2, 2, 2}, {3, 1, 5}, {40, 3, 2}, {3, 37, 5}};
   for (StencilShape shape : named_shapes)
     for (const auto& g : grids)
       for (int dof : {1, 3}) {
@@ -161,8 +163,8 @@ TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {
     o.kind = kind;
     expect_matches_reference<TypeParam>(sym, o, std::string("poisson ") + to_string(kind));
   }
-  const auto blocks = gallery::stencil_problem(Stencil(StencilShape::diamond13), {6, 5, 7}, 4,
-                                               gallery::StencilPde::dominant_sym, 11);
+  const auto blocks =
+      gallery::stencil_problem(Stencil(StencilShape::diamond13), {6, 5, 7}, 4, gallery::StencilPde::dominant_sym, 11);
   StructIluOptions o;
   o.kind = StructIluKind::ic1;
   expect_matches_reference<TypeParam>(blocks, o, "diamond13 dof 4 ic1");

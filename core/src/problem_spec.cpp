@@ -305,8 +305,8 @@ Problem build(const Spec& spec) {
       }();
       if (dof > 1) p.block_matrix = S.to_bsr();
       p.matrix = dof > 1 ? bsr_to_csr(*p.block_matrix) : S.to_csr();
-      p.description = std::string(to_string(pde)) + " on stencil " + stencil.name() + ", dof " +
-                      std::to_string(dof) + "," + on3;
+      p.description =
+          std::string(to_string(pde)) + " on stencil " + stencil.name() + ", dof " + std::to_string(dof) + "," + on3;
       break;
     }
     case Kind::random: {

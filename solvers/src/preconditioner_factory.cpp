@@ -149,9 +149,10 @@ struct PreconditionerFactory {
         out.name = std::string("structilu:") + to_string(opt.kind);
         out.analysis_seconds = ilu->layout_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
-        out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " + ilu->factor_stencil().name() +
-                           ", dof " + std::to_string(S.dof()) + ": layout " + std::to_string(out.analysis_seconds) +
-                           " s, factorization " + std::to_string(out.factorization_seconds) + " s";
+        out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " +
+                           ilu->factor_stencil().name() + ", dof " + std::to_string(S.dof()) + ": layout " +
+                           std::to_string(out.analysis_seconds) + " s, factorization " +
+                           std::to_string(out.factorization_seconds) + " s";
         out.preconditioner = std::make_shared<StructIluPreconditioner<double, Device>>(ilu);
         break;
       }

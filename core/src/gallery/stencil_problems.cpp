@@ -39,7 +39,8 @@ void dominant(StencilMatrix& A, std::uint64_t seed, bool symmetric) {
         if (!A.in_grid(g.i + o.x, g.j + o.y, g.k + o.z)) continue;
         const long q = A.point_index(g.i + o.x, g.j + o.y, g.k + o.z);
         const int t = A.stencil().index_of({-o.x, -o.y, -o.z});
-        if (t < 0) throw InputError("stencil problem dominant-sym: stencil " + A.stencil().name() + " is not symmetric");
+        if (t < 0)
+          throw InputError("stencil problem dominant-sym: stencil " + A.stencil().name() + " is not symmetric");
         if (q < p || (q == p && e > centre)) continue;  // each pair once
         for (int r = 0; r < b; ++r)
           for (int c = 0; c < b; ++c) {

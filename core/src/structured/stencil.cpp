@@ -51,7 +51,8 @@ Stencil::Stencil(std::vector<StencilOffset> offsets) : offsets_(std::move(offset
 void Stencil::finish() {
   std::sort(offsets_.begin(), offsets_.end());
   for (size_t k = 1; k < offsets_.size(); ++k)
-    if (offsets_[k] == offsets_[k - 1]) throw InputError("stencil: offset " + offset_text(offsets_[k]) + " is repeated");
+    if (offsets_[k] == offsets_[k - 1])
+      throw InputError("stencil: offset " + offset_text(offsets_[k]) + " is repeated");
   const auto c = std::find(offsets_.begin(), offsets_.end(), StencilOffset{0, 0, 0});
   if (c == offsets_.end()) throw InputError("stencil: the centre (0,0,0) is missing");
   centre_ = int(c - offsets_.begin());

@@ -44,9 +44,7 @@ int StencilMatrix::entry(const StencilOffset& o) const {
   return e;
 }
 
-void StencilMatrix::set_block(GridPoint p, const StencilOffset& o, const double* values) {
-  set_box(p, p, o, values);
-}
+void StencilMatrix::set_block(GridPoint p, const StencilOffset& o, const double* values) { set_box(p, p, o, values); }
 
 void StencilMatrix::set_box(GridPoint lo, GridPoint hi, const StencilOffset& o, const double* values) {
   const int e = entry(o);
@@ -73,18 +71,18 @@ HostBsr StencilMatrix::to_bsr() const {
   checked_nnz(nnz * bb, "stencil matrix to BSR (point entries)");
   HostBsr::index_type entries("trellis::stencil_matrix::entries", nnz);
   HostBsr::values_type values("trellis::stencil_matrix::bsr_values", nnz * bb);
-  Kokkos::parallel_for(
-      "trellis::stencil_matrix::to_bsr", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](long p) {
-        const GridPoint g = point_of(p);
-        offset_t k = row_map(p);
-        for (int e = 0; e < s; ++e) {  // offsets are in column order
-          const auto& o = offs[e];
-          if (!in_grid(g.i + o.x, g.j + o.y, g.k + o.z)) continue;
-          entries(k) = ordinal_t(point_index(g.i + o.x, g.j + o.y, g.k + o.z));
-          std::copy(block(p, e), block(p, e) + bb, values.data() + size_t(k) * bb);
-          ++k;
-        }
-      });
+  Kokkos::parallel_for("trellis::stencil_matrix::to_bsr", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+                       [&](long p) {
+                         const GridPoint g = point_of(p);
+                         offset_t k = row_map(p);
+                         for (int e = 0; e < s; ++e) {  // offsets are in column order
+                           const auto& o = offs[e];
+                           if (!in_grid(g.i + o.x, g.j + o.y, g.k + o.z)) continue;
+                           entries(k) = ordinal_t(point_index(g.i + o.x, g.j + o.y, g.k + o.z));
+                           std::copy(block(p, e), block(p, e) + bb, values.data() + size_t(k) * bb);
+                           ++k;
+                         }
+                       });
   return HostBsr(dof_, ordinal_t(n), ordinal_t(n), row_map, entries, values);
 }
 
@@ -115,9 +113,9 @@ StencilMatrix StencilMatrix::from_csr(const HostCsr& A, std::array<int, 3> grid,
     throw StructureError("stencil matrix from CSR: grid " + grid_text(grid) + " has an empty dimension");
   const long points = long(grid[0]) * grid[1] * grid[2];
   if (A.num_rows != A.num_cols || A.num_rows % points != 0)
-    throw StructureError("stencil matrix from CSR: a " + std::to_string(A.num_rows) + "x" +
-                         std::to_string(A.num_cols) + " matrix is not a square matrix with a whole number of " +
-                         "unknowns per point of grid " + grid_text(grid));
+    throw StructureError("stencil matrix from CSR: a " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
+                         " matrix is not a square matrix with a whole number of " + "unknowns per point of grid " +
+                         grid_text(grid));
   const int dof = int(A.num_rows / points);
   if (dof > 8)
     throw StructureError("stencil matrix from CSR: " + std::to_string(dof) + " unknowns per point of grid " +

@@ -49,8 +49,8 @@ struct NameTable<StructIluKind> {
 
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
-  ilu::PivotOptions pivots;     // tiny pivots: error (default) or boost
-  structured::TileShape tile;   // lines per team; {0, 0}: the backend's default
+  ilu::PivotOptions pivots;    // tiny pivots: error (default) or boost
+  structured::TileShape tile;  // lines per team; {0, 0}: the backend's default
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -106,7 +106,7 @@ class StructIlu {
   Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
   std::array<int, 3> grid_;
   int dof_ = 1;
-  std::vector<StencilOffset> matrix_offsets_;  // the matrix's stencil, to check refactor()
+  std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check refactor()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
@@ -150,8 +150,8 @@ void load_stencil_values(const typename Device::execution_space& space, const Wa
                     Kokkos::View<const EntryShift*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(shift_host.data(), s));
   Kokkos::View<const double*, Device> a_values;
   {
-    Kokkos::View<double*, Device> d(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::matrix"),
-                                    A.values().extent(0));
+    Kokkos::View<double*, Device> d(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::matrix"), A.values().extent(0));
     Kokkos::deep_copy(space, d, A.values());
     a_values = d;
   }
@@ -182,9 +182,8 @@ void load_stencil_values(const typename Device::execution_space& space, const Wa
 template <class Scalar, class Device>
 StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const StencilMatrix& A, StructIluOptions options)
     : options_(options),
-      stencil_(options.kind == StructIluKind::ilu1 || options.kind == StructIluKind::ic1
-                   ? A.stencil().level_one_fill()
-                   : A.stencil()),
+      stencil_(options.kind == StructIluKind::ilu1 || options.kind == StructIluKind::ic1 ? A.stencil().level_one_fill()
+                                                                                         : A.stencil()),
       grid_(A.grid()),
       dof_(A.dof()),
       matrix_offsets_(A.stencil().offsets()) {
@@ -237,7 +236,8 @@ void StructIlu<Scalar, Device>::refactor(const execution_space& space, const Ste
   if (A.grid() != grid_ || A.dof() != dof_ || A.stencil().offsets() != matrix_offsets_)
     throw InputError("structilu: refactor needs a matrix with the same grid, stencil and dof");
   if ((options_.kind == StructIluKind::ic0 || options_.kind == StructIluKind::ic1) && !A.is_symmetric())
-    throw InputError(std::string("structilu:") + to_string(options_.kind) + ": the matrix is not symmetric; use ilu0 or ilu1");
+    throw InputError(std::string("structilu:") + to_string(options_.kind) +
+                     ": the matrix is not symmetric; use ilu0 or ilu1");
   auto storage = factors_;
   storage.values = matrix_values_;
   structured::detail::load_stencil_values(space, layout_, storage, A);

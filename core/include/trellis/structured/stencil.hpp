@@ -37,9 +37,8 @@ template <>
 struct NameTable<StencilShape> {
   static constexpr const char* what = "stencil";
   static constexpr NameEntry<StencilShape> entries[] = {
-      {StencilShape::star7, "star7"},         {StencilShape::star13, "star13"},
-      {StencilShape::diamond13, "diamond13"}, {StencilShape::diamond25, "diamond25"},
-      {StencilShape::box27, "box27"},         {StencilShape::custom, "custom"},
+      {StencilShape::star7, "star7"},         {StencilShape::star13, "star13"}, {StencilShape::diamond13, "diamond13"},
+      {StencilShape::diamond25, "diamond25"}, {StencilShape::box27, "box27"},   {StencilShape::custom, "custom"},
   };
 };
 

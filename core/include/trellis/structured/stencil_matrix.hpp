@@ -53,9 +53,7 @@ class StencilMatrix {
 
   /// The dof x dof row-major block of point p at stencil entry e.
   double* block(long p, int e) { return values_.data() + (size_t(p) * stencil_.size() + e) * dof_ * dof_; }
-  const double* block(long p, int e) const {
-    return values_.data() + (size_t(p) * stencil_.size() + e) * dof_ * dof_;
-  }
+  const double* block(long p, int e) const { return values_.data() + (size_t(p) * stencil_.size() + e) * dof_ * dof_; }
   /// The stencil entry of an offset; InputError naming it if the stencil lacks it.
   int entry(const StencilOffset& o) const;
   /// Sets the block of one point at one offset (dof*dof values, row-major).

@@ -76,8 +76,8 @@ class BuiltPreconditioner {
   std::string setup_report;
   std::optional<DdReport> dd_report;            // dd
   std::optional<TrsvAlgorithm> trsv_algorithm;  // ilu0: the algorithm its analysis chose
-  double analysis_seconds = 0;  // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic; structilu: layout
-  double factorization_seconds = 0;             // ilu0, ilu0-kk, structilu (with the value load)
+  double analysis_seconds = 0;       // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic; structilu: layout
+  double factorization_seconds = 0;  // ilu0, ilu0-kk, structilu (with the value load)
 
   /// True for dd: the preconditioner works in a reordered numbering. Solve
   /// with reordered_matrix() on to_reordered(b), and map x back.

@@ -132,8 +132,8 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
         if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
           const long p = i + long(nx) * (j + long(ny) * k);
-          Kokkos::atomic_fetch_min(&first(), (long long)(p) * 16 + column * 2 +
-                                           (status == ilu::detail::pivot_not_finite ? 1 : 0));
+          Kokkos::atomic_fetch_min(&first(),
+                                   (long long)(p)*16 + column * 2 + (status == ilu::detail::pivot_not_finite ? 1 : 0));
           for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
         }
         for (int r = 0; r < B; ++r)
@@ -162,7 +162,7 @@ struct SweepState {
   static constexpr int blocks = 16 / (B * B) < 13 ? 16 / (B * B) : 13;  // blocks kept
   Scalar rhs[B];
   int q[max_entries];  // layout positions (< points, which fit an int)
-  Scalar block[blocks > 0 ? blocks * B * B : 1];
+  Scalar block[blocks > 0 ? blocks* B* B : 1];
 };
 
 /// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
