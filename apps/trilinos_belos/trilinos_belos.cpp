@@ -10,9 +10,11 @@
 //
 // Exit status: 0 when every solve reached the tolerance in the true residual,
 // 3 when one did not, 4 when --agreement K is given and Trellis's ilu0 and
-// Ifpack2's RILUK(0) differ by more than K iterations for a Krylov method
-// (two independent ILU(0)s of the same blocks must agree up to rounding),
-// 1 on bad input.
+// Ifpack2's RILUK(0) disagree: two independent ILU(0)s of the same blocks
+// must give the same M^{-1} b up to rounding (relative 1e-10) and iteration
+// counts within K (GMRES) or within max(K, 10%) (BiCGSTAB, whose short
+// recurrences amplify rounding: ani4 on one rank takes 47 and 45), 1 on bad
+// input.
 #include <BelosLinearProblem.hpp>
 #include <BelosSolverFactory.hpp>
 #include <BelosSolverFactory_Tpetra.hpp>
@@ -23,6 +25,7 @@
 #include <Teuchos_ParameterList.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_CrsMatrix.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -230,16 +233,34 @@ int run(const Options& o, const Teuchos::RCP<const Teuchos::Comm<int>>& comm) {
   }
   bool agree = true;
   if (o.agreement >= 0) {
+    const auto at = [&](const std::string& name) -> const Prec& {
+      for (std::size_t i = 0; i < precs.size(); ++i)
+        if (o.precs[i] == name) return precs[i];
+      throw trellis::InputError("--agreement needs ilu0 and ifpack2-riluk0 in --precs");
+    };
+    // The two ILU(0)s applied to b: the same operator up to rounding.
+    mv_type zt(A->getDomainMap(), 1), zi(A->getDomainMap(), 1);
+    at("ilu0").op->apply(*b, zt);
+    at("ifpack2-riluk0").op->apply(*b, zi);
+    std::vector<double> zn(1), dn(1);
+    zi.norm2(zn);
+    zt.update(-1.0, zi, 1.0);
+    zt.norm2(dn);
+    const double apply_difference = dn[0] / zn[0];
+    agree = apply_difference <= 1e-10;
+    if (root)
+      std::printf("agreement M^-1 b: trellis ilu0 vs ifpack2 riluk(0) relative difference %.2e: %s (allowed 1e-10)\n",
+                  apply_difference, agree ? "agree" : "DISAGREE");
     for (const auto& s : o.solvers) {
-      const auto& it = iterations[s];
-      if (!it.count("ilu0") || !it.count("ifpack2-riluk0"))
-        throw trellis::InputError("--agreement needs ilu0 and ifpack2-riluk0 in --precs");
-      const int d = std::abs(it.at("ilu0") - it.at("ifpack2-riluk0"));
-      agree = agree && d <= o.agreement;
+      const int ti = iterations[s]["ilu0"], fi = iterations[s]["ifpack2-riluk0"];
+      // BiCGSTAB's short recurrences amplify the rounding differences of two
+      // triangular-solve orders: up to 10% there, K for GMRES.
+      const int allowed = s == "bicgstab" ? std::max(o.agreement, (std::max(ti, fi) + 9) / 10) : o.agreement;
+      const bool ok = std::abs(ti - fi) <= allowed;
+      agree = agree && ok;
       if (root)
         std::printf("agreement %s: trellis ilu0 %d, ifpack2 riluk(0) %d iterations: %s (allowed difference %d)\n",
-                    s.c_str(), it.at("ilu0"), it.at("ifpack2-riluk0"), d <= o.agreement ? "agree" : "DISAGREE",
-                    o.agreement);
+                    s.c_str(), ti, fi, ok ? "agree" : "DISAGREE", allowed);
     }
   }
   return !all_converged ? 3 : !agree ? 4 : 0;
