@@ -310,4 +310,55 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       });
 }
 
+/// Runs body(point) on every grid point, tile by tile in ticket order and
+/// level by level within a tile, with no barrier and no flag: the body waits
+/// for its dependencies itself (values as their own ready flags). A point
+/// waits only on lower levels: points of its own line and of lines of the
+/// same warp were done in earlier iterations, other warps of the team and
+/// teams with earlier tickets are running or done. So no wait is on a
+/// thread that cannot progress, with or without independent thread
+/// scheduling.
+template <class Device, class Body>
+void wavefront_walk(const typename Device::execution_space& space, const WavefrontLayout<Device>& L, bool forward,
+                    const char* label, const Body& body) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
+  using member_type = typename policy::member_type;
+  if (L.num_tiles == 0) return;
+  const int tiles_x = L.tiles_x, num_tiles = L.num_tiles, H = L.height;
+  const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
+  const TileShape ts = L.tile;
+  const auto t = L.transform;
+  const auto order = L.order, first_level = L.first_level, last_level = L.last_level;
+  const auto ticket = L.ticket;
+  const auto base = L.base;
+  const int lines = ts.x * ts.y;
+  const int team = detail::is_host_space<exec>() ? 1 : lines;
+  Kokkos::parallel_for(
+      label, policy(space, num_tiles, team), KOKKOS_LAMBDA(const member_type& m) {
+        int my_ticket = 0;
+        Kokkos::single(
+            Kokkos::PerTeam(m), [&](int& v) { v = detail::take_ticket(ticket, num_tiles); }, my_ticket);
+        const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
+        const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
+        const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+        // (a team of one thread runs the lines in dependency order: backward
+        // sweeps depend on lines of higher index)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int r) {
+          const int line = forward ? r : lines - 1 - r;
+          SweepPoint p;
+          p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x;
+          for (int s = 0; s <= l1 - l0; ++s) {
+            p.level = forward ? l0 + s : l1 - s;
+            p.k = p.level - p.hi - p.hj;
+            p.j = p.hj - t.c * p.k;
+            p.i = p.hi - t.a * p.j - t.b * p.k;
+            if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) continue;
+            p.position = long(base(long(p.level) * H + p.hj) + p.hi);
+            body(p);
+          }
+        });
+      });
+}
+
 }  // namespace trellis::structured
