@@ -101,34 +101,22 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   // the tile shapes asked for (the first is the default); the fastest lower solve is reported
   double lower_s = 1e300, factor_s = 1e300, layout_s = 0;
   structured::TileShape best_tile;
-  std::string best_sync;
   JsonArray tile_rows;
   for (const auto& tile : tiles) {
-    for (bool value_flags : {true, false}) {
-      StructIluOptions o;
-      o.tile = tile;
-      o.value_flags = value_flags;
-      StructIlu<double, Device> M(space, A, o);
-      const double f = value_flags ? bench::time_case([&] { M.factor(space); }, policy).median : 0.0;
-      // (the value-flag sweep's time includes its sentinel pass over x)
-      const double l = bench::time_case([&] { M.lower_solve_layout(space, b, x); }, policy).median;
-      const auto& shape = M.layout().tile;
-      const char* sync = value_flags ? "value-flags" : "tile-flags";
-      tile_rows.push(JsonObject()
-                         .set("tile_x", shape.x)
-                         .set("tile_y", shape.y)
-                         .set("sync", sync)
-                         .set("lower_s", l)
-                         .set("factor_s", f));
-      std::printf(
-          "  tile %3dx%-2d %-11s %s lower %8.3f ms\n", shape.x, shape.y, sync,
-          value_flags ? ("factor " + std::to_string(f * 1e3).substr(0, 8) + " ms").c_str() : "                  ",
-          l * 1e3);
-      if (l < lower_s) lower_s = l, best_tile = shape, layout_s = M.layout_seconds(), best_sync = sync;
-      if (value_flags) factor_s = std::min(factor_s, f);
-    }
+    StructIluOptions o;
+    o.tile = tile;
+    StructIlu<double, Device> M(space, A, o);
+    const double f = bench::time_case([&] { M.factor(space); }, policy).median;
+    const double l =
+        bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+    const auto& shape = M.layout().tile;
+    tile_rows.push(JsonObject().set("tile_x", shape.x).set("tile_y", shape.y).set("lower_s", l).set("factor_s", f));
+    if (tiles.size() > 1)
+      std::printf("  tile %3dx%-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, f * 1e3, l * 1e3);
+    if (l < lower_s) lower_s = l, best_tile = shape, layout_s = M.layout_seconds();
+    factor_s = std::min(factor_s, f);
   }
-  row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y).set("sync", best_sync);
+  row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y);
   row.set("tiles", tile_rows);
   // bytes: L's blocks and b read once, x written once
   const double bytes = double(A.points()) * (st.lower_size() * c.dof * c.dof + 2.0 * c.dof) * sizeof(double);

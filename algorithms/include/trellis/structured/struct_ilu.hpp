@@ -51,10 +51,6 @@ struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
   ilu::PivotOptions pivots;    // tiny pivots: error (default) or boost
   structured::TileShape tile;  // lines per team; {0, 0}: the backend's default
-  /// Triangular sweeps with each x value as its own ready flag (no barrier,
-  /// no fence: the default, measured faster); false: the paper's
-  /// block-to-block waiting on tile flags, as the factorization uses.
-  bool value_flags = true;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -86,9 +82,9 @@ class StructIlu {
   void upper_solve(const execution_space& space, const_vector_type r, vector_type z) const;
   /// x = (L U)^{-1} x, x in layout order.
   void apply_layout(const execution_space& space, vector_type x) const;
-  /// x = L^{-1} b and x = U^{-1} b, in layout order (b and x distinct).
-  void lower_solve_layout(const execution_space& space, const_vector_type b, vector_type x) const;
-  void upper_solve_layout(const execution_space& space, const_vector_type b, vector_type x) const;
+  /// x = L^{-1} x and x = U^{-1} x, in layout order.
+  void lower_solve_layout(const execution_space& space, vector_type x) const;
+  void upper_solve_layout(const execution_space& space, vector_type x) const;
   /// Natural numbering <-> layout order.
   void to_layout(const execution_space& space, const_vector_type natural, vector_type layout) const;
   void from_layout(const execution_space& space, const_vector_type layout, vector_type natural) const;
@@ -115,7 +111,7 @@ class StructIlu {
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
-  mutable vector_type work_, work2_;
+  mutable vector_type work_;
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -230,8 +226,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  work2_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work2"),
-                       size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
   layout_seconds_ = seconds_since(t0);
   refactor(space, A);
@@ -301,57 +295,24 @@ void StructIlu<Scalar, Device>::from_layout(const execution_space& space, const_
       });
 }
 
-namespace structured::detail {
-
-/// One triangular sweep in -> x by the method the options ask for (value
-/// flags need float or double: other scalars take the tile flags).
 template <class Scalar, class Device>
-void sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-           const FactorStorage<Scalar, Device>& F, int dof, bool value_flags, Kokkos::View<Scalar*, Device> in,
-           Kokkos::View<Scalar*, Device> x, bool lower, bool poison_in) {
-  with_block_size(dof, [&](auto B) {
-    if constexpr (trellis::detail::has_value_flag<Scalar>()) {
-      if (value_flags) {
-        value_flag_sweep<decltype(B)::value>(space, L, F, in, x, lower, poison_in);
-        return;
-      }
-    }
-    triangular_sweep<decltype(B)::value>(space, L, F, Kokkos::View<const Scalar*, Device>(in), x, lower);
+void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, vector_type x) const {
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, true);
   });
 }
 
-}  // namespace structured::detail
-
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, const_vector_type b,
-                                                   vector_type x) const {
-  check_sizes(b, x);
-  if (options_.value_flags) structured::detail::unpublish(space, x);
-  // (b is only read: poison_in is off)
-  structured::detail::sweep(space, layout_, factors_, dof_, options_.value_flags,
-                            vector_type(const_cast<Scalar*>(b.data()), b.extent(0)), x, true, false);
-}
-
-template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, const_vector_type b,
-                                                   vector_type x) const {
-  check_sizes(b, x);
-  if (options_.value_flags) structured::detail::unpublish(space, x);
-  structured::detail::sweep(space, layout_, factors_, dof_, options_.value_flags,
-                            vector_type(const_cast<Scalar*>(b.data()), b.extent(0)), x, false, false);
+void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, vector_type x) const {
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, false);
+  });
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::apply_layout(const execution_space& space, vector_type x) const {
-  if (options_.value_flags) {
-    // x -> work_ (x left unpublished) -> x: no copies, one sentinel pass
-    structured::detail::unpublish(space, work_);
-    structured::detail::sweep(space, layout_, factors_, dof_, true, x, work_, true, true);
-    structured::detail::sweep(space, layout_, factors_, dof_, true, work_, x, false, false);
-  } else {
-    structured::detail::sweep(space, layout_, factors_, dof_, false, x, x, true, false);
-    structured::detail::sweep(space, layout_, factors_, dof_, false, x, x, false, false);
-  }
+  lower_solve_layout(space, x);
+  upper_solve_layout(space, x);
 }
 
 template <class Scalar, class Device>
@@ -364,24 +325,24 @@ void StructIlu<Scalar, Device>::check_sizes(const_vector_type r, vector_type z) 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
-  to_layout(space, r, work2_);
-  apply_layout(space, work2_);
-  from_layout(space, work2_, z);
+  to_layout(space, r, work_);
+  apply_layout(space, work_);
+  from_layout(space, work_, z);
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
-  to_layout(space, r, work2_);
-  lower_solve_layout(space, work2_, work_);
+  to_layout(space, r, work_);
+  lower_solve_layout(space, work_);
   from_layout(space, work_, z);
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
-  to_layout(space, r, work2_);
-  upper_solve_layout(space, work2_, work_);
+  to_layout(space, r, work_);
+  upper_solve_layout(space, work_);
   from_layout(space, work_, z);
 }
 

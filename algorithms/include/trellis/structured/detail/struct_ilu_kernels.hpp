@@ -17,7 +17,6 @@
 
 #include "trellis/ilu/detail/block_ops.hpp"
 #include "trellis/structured/wavefront_layout.hpp"
-#include "trellis/trsv/detail/value_flag_kernels.hpp"
 
 namespace trellis::structured::detail {
 
@@ -166,14 +165,12 @@ struct SweepState {
   Scalar block[blocks > 0 ? blocks* B* B : 1];
 };
 
-/// x = L^{-1} in (unit lower, forward sweep) or x = U^{-1} in (backward
-/// sweep, the centre entry holding U's inverse diagonal blocks), layout
-/// order, B values per point; in and x may be one vector. The tile flags of
-/// wavefront_sweep order the points.
+/// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
+/// the centre entry holding U's inverse diagonal blocks), in place, layout
+/// order, B values per point.
 template <int B, class Scalar, class Device>
 void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-                      const FactorStorage<Scalar, Device>& F, Kokkos::View<const Scalar*, Device> in,
-                      Kokkos::View<Scalar*, Device> x, bool lower) {
+                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
   using State = SweepState<B, Scalar>;
   const auto base = L.base;
   const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
@@ -182,7 +179,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   const auto shifts = F.shifts;
   auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p)->State {
     State st;
-    for (int r = 0; r < B; ++r) st.rhs[r] = in(p.position * B + r);
+    for (int r = 0; r < B; ++r) st.rhs[r] = x(p.position * B + r);
 #pragma unroll
     for (int e = 0; e < State::max_entries; ++e)
       if (e0 + e < e1)
@@ -228,88 +225,6 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   };
   wavefront_sweep(space, L, lower, lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve",
                   prefetch, body);
-}
-
-/// The same sweep with each x value as its own ready flag (as ELMR-V,
-/// trsv/detail/value_flag_kernels.hpp): x must hold the "unpublished"
-/// sentinel everywhere before the sweep; a point waits for the x values of
-/// its dependencies, then publishes its own with one store: no barrier, no
-/// fence, no tile flag. With poison_in, each point overwrites its input with
-/// the sentinel once read (so `in` is ready to be the next sweep's output).
-template <int B, class Scalar, class Device>
-void value_flag_sweep(const typename Device::execution_space& space, const WavefrontLayout<Device>& L,
-                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> in,
-                      Kokkos::View<Scalar*, Device> x, bool lower, bool poison_in) {
-  using State = SweepState<B, Scalar>;
-  using trellis::detail::ScalarBits;
-  using trellis::detail::Unpublished;
-  using Bits = typename Unpublished<Scalar>::bits_type;
-  const auto base = L.base;
-  const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
-  const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
-  const auto values = F.values;
-  const auto shifts = F.shifts;
-  Bits* xb = reinterpret_cast<Bits*>(x.data());
-  Bits* inb = reinterpret_cast<Bits*>(in.data());
-  auto body = KOKKOS_LAMBDA(const SweepPoint& p) {
-    State st;
-    for (int r = 0; r < B; ++r) st.rhs[r] = in(p.position * B + r);
-    if (poison_in)
-      for (int r = 0; r < B; ++r) inb[p.position * B + r] = Unpublished<Scalar>::bits;
-#pragma unroll
-    for (int e = 0; e < State::max_entries; ++e)
-      if (e0 + e < e1)
-        st.q[e] = (int)neighbour_position(base, H, nx, ny, nz, shifts(e0 + e), p.i, p.j, p.k, p.hi, p.hj, p.level);
-#pragma unroll
-    for (int e = 0; e < State::blocks; ++e)
-      if (e0 + e < e1 && st.q[e] >= 0)
-        for (int c = 0; c < B; ++c)
-          for (int r = 0; r < B; ++r) st.block[(e * B + c) * B + r] = values(F.at(e0 + e, p.position, r, c));
-    Scalar acc[B];
-    for (int r = 0; r < B; ++r) acc[r] = st.rhs[r];
-#pragma unroll
-    for (int e = 0; e < State::max_entries; ++e) {
-      if (e0 + e >= e1 || st.q[e] < 0) continue;
-      Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = trellis::detail::wait_for_value<Scalar>(xb + long(st.q[e]) * B + c);
-      for (int c = 0; c < B; ++c)
-        for (int r = 0; r < B; ++r)
-          acc[r] -= (e < State::blocks ? st.block[((e < State::blocks ? e : 0) * B + c) * B + r]
-                                       : values(F.at(e0 + e, p.position, r, c))) *
-                    xq[c];
-    }
-    for (int e = e0 + State::max_entries; e < e1; ++e) {
-      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
-      if (q < 0) continue;
-      Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = trellis::detail::wait_for_value<Scalar>(xb + q * B + c);
-      for (int c = 0; c < B; ++c)
-        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, p.position, r, c)) * xq[c];
-    }
-    for (int r = 0; r < B; ++r) {
-      ScalarBits<Scalar> v;
-      if (lower) {
-        v.value = acc[r];
-      } else {
-        Scalar s = 0;
-        for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
-        v.value = s;
-      }
-      Kokkos::volatile_store(xb + p.position * B + r, v.bits);
-    }
-  };
-  wavefront_walk(space, L, lower, lower ? "trellis::structilu::lower_solve_vf" : "trellis::structilu::upper_solve_vf",
-                 body);
-}
-
-/// Fills x with the "unpublished" sentinel.
-template <class Scalar, class Device>
-void unpublish(const typename Device::execution_space& space, Kokkos::View<Scalar*, Device> x) {
-  using Bits = typename trellis::detail::Unpublished<Scalar>::bits_type;
-  Bits* xb = reinterpret_cast<Bits*>(x.data());
-  Kokkos::parallel_for(
-      "trellis::structilu::unpublish", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, x.extent(0)),
-      KOKKOS_LAMBDA(size_t i) { xb[i] = trellis::detail::Unpublished<Scalar>::bits; });
 }
 
 }  // namespace trellis::structured::detail
