@@ -121,6 +121,11 @@ void expect_matches_reference(const StencilMatrix& A, StructIluOptions options, 
   auto z2 = test::device_vector<Device>(Vec(r.size(), 0.0));
   test::run_with_watchdog("structilu second apply " + what, 120, [&] { M->apply(test::device_vector<Device>(r), z2); });
   EXPECT_EQ(test::host_vector(z2), test::host_vector(z));
+  // the split solves: y = L^{-1} r against the reference's forward substitution
+  auto y = test::device_vector<Device>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
+  test::run_with_watchdog("structilu lower solve " + what, 120,
+                          [&] { M->lower_solve({}, test::device_vector<Device>(r), y); });
+  EXPECT_LT(test::relative_error(test::host_vector(y), reference::detail::unit_lower_solve(ref, r)), 1e-11);
 }
 
 TYPED_TEST(StructIluTest, EveryStencilAndDofMatchesTheBlockIlu0Reference) {
