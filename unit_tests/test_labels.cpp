@@ -63,7 +63,9 @@ TEST(Labels, EveryKernelAndAllocationOfASolveIsNamedTrellis) {
   Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(on_kernel);
   Kokkos::Tools::Experimental::set_allocate_data_callback(on_allocation);
   for (const std::string& name : preconditioner_names()) {
-    const BuiltPreconditioner M = make_preconditioner(name, p.matrix, A);
+    PreconditionerOptions options;
+    options.grid = p.grid;  // structilu needs it
+    const BuiltPreconditioner M = make_preconditioner(name, p.matrix, A, options);
     BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A);
     Kokkos::View<double*, Device> b("trellis::test::b", A.num_rows()), x("trellis::test::x", A.num_rows());
     Kokkos::deep_copy(b, 1.0);

@@ -23,6 +23,7 @@
 #include "trellis/solvers/preconditioners/identity.hpp"
 #include "trellis/solvers/preconditioners/jacobi.hpp"
 #include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
+#include "trellis/solvers/preconditioners/struct_ilu.hpp"
 #include "trellis/trsv/algorithm.hpp"
 
 namespace trellis {
@@ -119,8 +120,9 @@ Direct build_directly(const std::string& spec, const gallery::Problem& p, const 
   const size_t colon = spec.find(':');
   const PreconditionerKind kind = parse<PreconditionerKind>(spec.substr(0, colon));
   const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  const TrsvAlgorithm alg =
-      variant.empty() || kind == PreconditionerKind::dd ? TrsvAlgorithm::automatic : parse<TrsvAlgorithm>(variant);
+  const TrsvAlgorithm alg = variant.empty() || kind == PreconditionerKind::dd || kind == PreconditionerKind::structilu
+                                ? TrsvAlgorithm::automatic
+                                : parse<TrsvAlgorithm>(variant);
   // `auto` may choose an algorithm that accumulates with atomics.
   const bool trsv_deterministic = alg != TrsvAlgorithm::automatic && is_deterministic(alg);
   const auto point = copy_to<Device>(p.matrix);
@@ -146,6 +148,13 @@ Direct build_directly(const std::string& spec, const gallery::Problem& p, const 
       const DdApply v = variant.empty() ? dd->default_variant() : parse<DdApply>(variant);
       return {std::make_shared<DdPreconditioner<double, Device>>(dd, v, true), is_bit_reproducible(v)};
     }
+    case PreconditionerKind::structilu: {
+      StructIluOptions opt;
+      opt.kind = variant.empty() ? StructIluKind::ilu0 : parse<StructIluKind>(variant);
+      const StencilMatrix S = StencilMatrix::from_csr(p.matrix, {p.grid[0], p.grid[1], p.grid[2]});
+      return {std::make_shared<StructIluPreconditioner<double, Device>>(
+          std::make_shared<const StructIlu<double, Device>>(S, opt))};
+    }
   }
   return {};
 }
@@ -157,8 +166,8 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Vec r = test::random_vector(size_t(p.matrix.num_rows), seed);
   const std::vector<std::string> names = preconditioner_names();
-  EXPECT_EQ(names.size(),
-            values<PreconditionerKind>().size() + 3 * values<TrsvAlgorithm>().size() + values<DdApply>().size());
+  EXPECT_EQ(names.size(), values<PreconditionerKind>().size() + 3 * values<TrsvAlgorithm>().size() +
+                              values<DdApply>().size() + values<StructIluKind>().size());
   for (const std::string& spec : names) {
     SCOPED_TRACE(spec);
     const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, blocks, options_for(p));
@@ -174,8 +183,8 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
       EXPECT_EQ(M.name, spec);
       EXPECT_FALSE(M.reordered());
     }
-    const bool reports =
-        M.kind == PreconditionerKind::dd || M.kind == PreconditionerKind::ilu0 || M.kind == PreconditionerKind::ilu0_kk;
+    const bool reports = M.kind == PreconditionerKind::dd || M.kind == PreconditionerKind::ilu0 ||
+                         M.kind == PreconditionerKind::ilu0_kk || M.kind == PreconditionerKind::structilu;
     EXPECT_EQ(!M.setup_report.empty(), reports) << M.setup_report;
     EXPECT_EQ(bool(M.trsv_algorithm), M.kind == PreconditionerKind::ilu0);
 

@@ -146,7 +146,6 @@ struct PreconditionerFactory {
         opt.pivots = o.pivots;
         const StencilMatrix S = StencilMatrix::from_csr(A, {o.grid[0], o.grid[1], o.grid[2]});
         auto ilu = std::make_shared<const StructIlu<double, Device>>(S, opt);
-        out.name = std::string("structilu:") + to_string(opt.kind);
         out.analysis_seconds = ilu->layout_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
         out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " +
