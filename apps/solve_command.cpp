@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "convergence_plot.hpp"
+#include "solve_args.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/gallery/kronecker_problems.hpp"
@@ -35,122 +36,6 @@ namespace {
 using Device = DefaultDevice;
 using Vector = Kokkos::View<double*, Device>;
 using ConstVector = Kokkos::View<const double*, Device>;
-
-struct SolveArgs {
-  std::string problem = gallery::default_problem_spec;
-  std::string solver = "bicgstab";
-  std::string precond = "dd";               // the backend's default application
-  BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
-  KrylovOptions krylov;
-  PreconditionerOptions options;
-  bool compare = false;
-  std::string history;  // CSV path; the SVG plot goes beside it
-  bool precond_given = false;
-  // Kronecker systems (seed 001): --kron M L A B, or a kron-stokes: problem.
-  std::vector<std::string> kron_files;
-  double tau = std::nan("");
-  int block_size = 1;
-  bool kronecker() const { return !kron_files.empty() || problem.rfind("kron-stokes:", 0) == 0; }
-};
-
-const std::string solve_usage =
-    "usage: trellis solve [PROBLEM] [options]\n"
-    "  --solver bicgstab|gmres|cg      (default bicgstab)\n"
-    "  --precond NAME[:VARIANT]        (default dd) one of\n" +
-    preconditioner_usage(34) +
-    "                                  (names in any case, '_' for '-': the papers' dag_ec_ILDUO_fused works)\n"
-    "  --form " +
-    names<BicgstabForm>("|") +
-    "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
-    "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
-    "  --tol T  --max-iter N  --restart M\n"
-    "  --subdomain-rows N  --partitioner " +
-    names<Partitioner>("|") +
-    "  --pivot-boost B\n"
-    "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
-    "                                  and auto solves) and Jacobi\n"
-    "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
-    "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
-    "  trellis solve --kron M.mtx L.mtx A.mtx B.mtx --tau T [--block-size B]\n"
-    "  trellis solve kron-stokes:NXxNYxNZ[:s=S][:tau=T]   (generated Stokes-like b=4, Radau IIA)\n"
-    "                                  --precond none (default) or a stage preconditioner\n"
-    "                                  I_s (x) P0(M + tau gamma L), P0 e.g. ilu0 or jacobi\n";
-
-SolveArgs parse_args(const std::vector<std::string>& args) {
-  SolveArgs a;
-  bool have_problem = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& k = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError("missing value after " + k);
-      return args[++i];
-    };
-    // A finite number within [lo, hi], named in the error otherwise.
-    auto number = [&](const std::string& v, double lo, double hi, const char* range) {
-      double d = std::nan("");
-      try {
-        size_t used = 0;
-        d = std::stod(v, &used);
-        if (used != v.size()) d = std::nan("");
-      } catch (const std::exception&) {
-      }
-      if (!std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
-      if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
-      return d;
-    };
-    // A whole number within [lo, hi].
-    auto whole = [&](const std::string& v, double lo, double hi, const char* range) {
-      const double d = number(v, lo, hi, range);
-      if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
-      return int(d);
-    };
-    if (k == "--solver")
-      a.solver = value();
-    else if (k == "--precond")
-      a.precond = canonical_preconditioner(value()), a.precond_given = true;
-    else if (k == "--kron") {
-      for (int f = 0; f < 4; ++f) a.kron_files.push_back(value());
-    } else if (k == "--tau")
-      a.tau = number(value(), 0, 1e300, "0 or more");
-    else if (k == "--block-size")
-      a.block_size = whole(value(), 1, 8, "1 to 8");
-    else if (k == "--form")
-      a.form = parse<BicgstabForm>(value());
-    else if (k == "--tol")
-      a.krylov.rel_tol = number(value(), 1e-300, 0.5, "a relative tolerance in (0, 0.5]");
-    else if (k == "--max-iter")
-      a.krylov.max_iterations = whole(value(), 0, 1e9, "0 to 10^9");
-    else if (k == "--restart")
-      a.krylov.restart = whole(value(), 1, 1000, "1 to 1000 vectors");
-    else if (k == "--subdomain-rows")
-      a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
-    else if (k == "--partitioner")
-      a.options.partitioner = parse<Partitioner>(value());
-    else if (k == "--pivot-boost")
-      a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");
-    else if (k == "--compare")
-      a.compare = true;
-    else if (k == "--history")
-      a.history = value();
-    else if (k.rfind("--", 0) == 0)
-      throw InputError("unknown option '" + k + "'\n" + solve_usage);
-    else if (!have_problem)
-      a.problem = k, have_problem = true;
-    else
-      throw InputError("more than one problem given ('" + a.problem + "', '" + k + "')");
-  }
-  if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
-    throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
-  if (a.kronecker()) {
-    if (!a.kron_files.empty() && have_problem)
-      throw InputError("--kron reads the system from its four files; a problem '" + a.problem + "' was given too");
-    if (!a.kron_files.empty() && std::isnan(a.tau)) throw InputError("--kron needs --tau T");
-    if (a.compare) throw InputError("--compare is not available for Kronecker systems (perf_tests/kron_bench is)");
-    a.solver = "gmres";
-    if (!a.precond_given) a.precond = "none";
-  }
-  return a;
-}
 
 struct Run {
   std::string label;
@@ -303,7 +188,7 @@ int kronecker_solve(const SolveArgs& a) {
 int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
-  const SolveArgs a = parse_args(args);
+  const SolveArgs a = parse_solve_args(args);
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,

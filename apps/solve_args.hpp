@@ -1,0 +1,38 @@
+#pragma once
+// The options of `trellis solve`, parsed apart from the solve so that tests
+// and the fuzz target can call the parser alone.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "trellis/gallery/problem_spec.hpp"
+#include "trellis/solvers/bicgstab.hpp"
+#include "trellis/solvers/krylov.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
+
+namespace trellis::cli {
+
+struct SolveArgs {
+  std::string problem = gallery::default_problem_spec;
+  std::string solver = "bicgstab";
+  std::string precond = "dd";               // the backend's default application
+  BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
+  KrylovOptions krylov;
+  PreconditionerOptions options;
+  bool compare = false;
+  std::string history;  // CSV path; the SVG plot goes beside it
+  bool precond_given = false;
+  // Kronecker systems (seed 001): --kron M L A B, or a kron-stokes: problem.
+  std::vector<std::string> kron_files;
+  double tau = std::nan("");
+  int block_size = 1;
+  bool kronecker() const { return !kron_files.empty() || problem.rfind("kron-stokes:", 0) == 0; }
+};
+
+/// The usage text of `trellis solve`.
+extern const std::string solve_usage;
+
+/// Parses the arguments after `solve`; a bad option is an InputError naming it.
+SolveArgs parse_solve_args(const std::vector<std::string>& args);
+
+}  // namespace trellis::cli
