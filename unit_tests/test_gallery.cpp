@@ -625,14 +625,28 @@ TEST(ProblemSpec, ErrorsQuoteTheSpecAndSayWhatIsWrong) {
       {"convdiff2d:8x8:pe=1.5x", "not a valid number"},
       {"convdiff2d:8x8:pe=inf", "not finite"},
       {"convdiff2d:8x8:pe=nan", "not finite"},
-      {"layered3d:4x4x4:decades=-1", "must not be negative"},
+      {"layered3d:4x4x4:decades=-1", "must be in 0..300"},
+      // Issue 20, defect 8: parameters that overflowed, entry counts that
+      // were refused only after minutes of generation.
+      {"layered3d:4x4x4:decades=400", "must be in 0..300"},
+      {"convdiff3d:4x4x4:pe=1e308", "|pe| <= 1e+300"},
+      {"convdiff2d:4x4:pe=-1e301", "|pe| <= 1e+300"},
+      {"lap3d27:1200x1200x1000", "more than the 32-bit offset limit"},
+      {"lap3d7:800x800x800", "more than the 32-bit offset limit"},
+      {"lap2d9:20000x20000", "more than the 32-bit offset limit"},
+      {"stencil:star7:800x800x800", "more than the 32-bit offset limit"},
+      {"blocklap3d:200x200x200:b=8", "more than the 32-bit offset limit"},
+      {"random:300000000:nnz=8", "more than the 32-bit offset limit"},
       {"layered3d:4x4x4:seed=-1", "not a valid integer"},
       {"random:10:nnz=11", "nnz = 11"},
       {"random:10:nnz=0", "nnz = 0"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.spec);
+    const auto t0 = std::chrono::steady_clock::now();
     const std::string msg = input_error_of([&] { load_problem(c.spec); });
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0)
+        << "refused only after generating";
     EXPECT_MESSAGE_HAS(msg, "'" + std::string(c.spec) + "'");
     EXPECT_MESSAGE_HAS(msg, c.phrase);
   }

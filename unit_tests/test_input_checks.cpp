@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 #include "trellis/ilu/global_ilu0.hpp"
+#include "trellis/io/matrix_market.hpp"
 #include "trellis/solvers/linear_operator.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 #include "trellis/solvers/preconditioners/jacobi.hpp"
@@ -81,7 +83,69 @@ TYPED_TEST(InputChecks, ConstructorsNameTheBadRow) {
     expect_named("Jacobi", [&] { JacobiPreconditioner<double, Device>{dev}; });
     expect_named("ILU0", [&] { GlobalIlu0<double, Device>{bad}; });
     expect_named("make_preconditioner", [&] { make_preconditioner("ilu0", bad); });
+    expect_named("domain-decomposition ILU0", [&] { DomainDecompositionIlu<double, Device>{bad}; });
+    const HostBsr bad_blocks(1, bad.num_rows, bad.num_cols, bad.row_map, bad.entries, bad.values);
+    expect_named("domain-decomposition ILU0", [&] { DomainDecompositionIlu<double, Device>{bad_blocks}; });
   }
+}
+
+// One rule for duplicate entries (issue 20, defect 3): the builders sum them,
+// every operator refuses a matrix that still holds one. Before, a duplicated
+// diagonal entry was summed by SpMV, Jacobi and the ILUs and kept once (the
+// last copy) by the triangular solves and Gauss-Seidel.
+TYPED_TEST(InputChecks, DuplicateEntriesAreSummedByBuildersRefusedElsewhere) {
+  using Device = TypeParam;
+  // Lower triangle of 3x3 with the diagonal of row 1 stored twice: 2 + 3.
+  const std::vector<ordinal_t> rows{0, 1, 1, 1, 2, 2}, cols{0, 0, 1, 1, 1, 2};
+  const std::vector<double> vals{2, 1, 2, 3, 1, 4};
+  Kokkos::View<offset_t*, HostDevice> rm("rm", 4);
+  HostCsr::index_type ent("ent", 6);
+  HostCsr::values_type val("val", 6);
+  const offset_t starts[4] = {0, 1, 4, 6};
+  for (int i = 0; i < 4; ++i) rm(i) = starts[i];
+  for (int k = 0; k < 6; ++k) ent(k) = cols[k], val(k) = vals[k];
+  const HostCsr raw(3, 3, rm, ent, val);
+  const auto dev = to_device<Device>(raw);
+  const std::string says = "row 1 has a duplicate column 1";
+  auto refused = [&](const char* who, const std::function<void()>& build) {
+    try {
+      build();
+      ADD_FAILURE() << who << " accepted a duplicate entry";
+    } catch (const StructureError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << who << ": " << e.what();
+    }
+  };
+  TrsvOptions lower;
+  lower.triangle = Triangle::lower;
+  refused("TriangularSolver", [&] { TriangularSolver<double, Device>(dev, lower); });
+  refused("GaussSeidel", [&] { GaussSeidel<double, Device>{dev}; });
+  refused("CsrOperator", [&] { CsrOperator<double, Device>{dev}; });
+  refused("Jacobi", [&] { JacobiPreconditioner<double, Device>{dev}; });
+  refused("ILU0", [&] { GlobalIlu0<double, Device>{raw}; });
+  refused("DD", [&] { DomainDecompositionIlu<double, Device>{raw}; });
+
+  // Summed by the builders: the triplets and the Matrix Market reader give
+  // the same matrix, diagonal 5 in row 1, and the solve inverts its SpMV.
+  const HostCsr summed = csr_from_triplets(3, 3, rows, cols, vals);
+  const HostCsr read = io::parse_matrix_market(
+      "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 2\n2 1 1\n2 2 2\n2 2 3\n3 2 1\n3 3 4\n", "dup.mtx");
+  ASSERT_EQ(summed.nnz(), 5);
+  ASSERT_EQ(read.nnz(), 5);
+  for (offset_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(summed.entries(k), read.entries(k));
+    EXPECT_EQ(summed.values(k), read.values(k));
+  }
+  EXPECT_EQ(summed.values(2), 5.0);
+  const auto A = to_device<Device>(summed);
+  Kokkos::View<double*, Device> x("x", 3), b("b", 3), y("y", 3);
+  auto xh = Kokkos::create_mirror_view(x);
+  xh(0) = 1.5, xh(1) = -2.0, xh(2) = 0.25;
+  Kokkos::deep_copy(x, xh);
+  CsrOperator<double, Device>(A).apply(x, b);
+  Kokkos::deep_copy(y, std::nan(""));
+  TriangularSolver<double, Device>(A, lower).solve(b, y);
+  const auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(yh(i), xh(i), 1e-14) << "row " << i;
 }
 
 TYPED_TEST(InputChecks, CanonicalMatricesPassAndTrustedInputSkips) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -466,6 +467,26 @@ INSTANTIATE_TEST_SUITE_P(Cases, MatrixMarketMalformed, ::testing::ValuesIn(kBadC
                          [](const ::testing::TestParamInfo<BadCase>& param_info) {
                            return std::string(param_info.param.name);
                          });
+
+// Issue 20, defect 6: memory follows what the file holds. An 88-byte file
+// declaring 2e9 rows asked for 16 GB of row offsets before failing with an
+// internal error; now the size line is refused, naming the rows and entries.
+TEST(MatrixMarketReader, RowsTheEntriesCannotJustifyAreRefused) {
+  const std::string lying = MM_GENERAL "2000000000 2000000000 3\n1 1 1\n2 2 1\n3 3 1\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_error([&] { parse_matrix_market(lying, "mem"); }, "mem", 2,
+               "size line declares 2000000000 rows for 3 stored entries");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  // The limit is an option: empty rows are fine within it, and -1 lifts it.
+  const std::string sparse = MM_GENERAL "10 10 1\n1 1 5\n";
+  EXPECT_EQ(parse_matrix_market(sparse, "mem").num_rows, 10);
+  io::MatrixMarketLimits strict;
+  strict.max_rows_beyond_entries = 2;
+  expect_error([&] { parse_matrix_market(sparse, "mem", strict); }, "mem", 2, "at most 3 rows are read");
+  io::MatrixMarketLimits any;
+  any.max_rows_beyond_entries = -1;
+  EXPECT_EQ(parse_matrix_market(sparse, "mem", any).num_rows, 10);
+}
 
 TEST(MatrixMarketFiles, MissingFileIsLineZeroCannotOpen) {
   const std::string path = temp_path("does-not-exist.mtx");

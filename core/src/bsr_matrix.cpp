@@ -1,5 +1,7 @@
 #include "trellis/core/bsr_matrix.hpp"
 
+#include "trellis/core/csr_check.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -34,6 +36,7 @@ HostBsr csr_to_bsr(const HostCsr& A, int b) {
   if (A.num_rows % b != 0 || A.num_cols % b != 0)
     throw StructureError("csr_to_bsr: a " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
                          " matrix is not made of " + std::to_string(b) + "x" + std::to_string(b) + " blocks");
+  check_canonical(A, "csr_to_bsr");  // its columns index the blocks below
   const ordinal_t nbr = A.num_rows / b, nbc = A.num_cols / b;
   Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(nbr) + 1);
   std::vector<ordinal_t> block_cols;

@@ -263,8 +263,9 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b) {
 HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades, std::uint64_t seed) {
   const char* fn = "layered_diffusion3d";
   require_finite(decades, "decades", fn);
-  if (decades < 0)
-    throw InputError(std::string(fn) + ": decades = " + std::to_string(decades) + " must not be negative");
+  if (decades < 0 || decades > layered_decades_max)
+    throw InputError(std::string(fn) + ": decades = " + std::to_string(decades) + " must be in 0.." +
+                     std::to_string(int(layered_decades_max)));
   const Grid g{nx, ny, nz};
   const ordinal_t n = checked_rows(nx, ny, nz, 1, fn);
   std::mt19937_64 rng(seed);
@@ -318,6 +319,8 @@ HostCsr upwind_convection_diffusion(const Grid& g, const std::vector<Offset>& of
 // w = peclet (1, 0.5, 0.25).
 HostCsr convection_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double peclet) {
   require_finite(peclet, "peclet", "convection_diffusion3d");
+  if (std::abs(peclet) > peclet_max)
+    throw InputError("convection_diffusion3d: peclet = " + std::to_string(peclet) + " exceeds 1e300 in magnitude");
   return upwind_convection_diffusion({nx, ny, nz}, box_stencil(1, 1, 1, true), 6.0,
                                      {peclet, 0.5 * peclet, 0.25 * peclet}, "convection_diffusion3d");
 }
@@ -326,6 +329,8 @@ HostCsr convection_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double 
 // w = peclet (1, 0.5).
 HostCsr convection_diffusion2d(ordinal_t nx, ordinal_t ny, double peclet) {
   require_finite(peclet, "peclet", "convection_diffusion2d");
+  if (std::abs(peclet) > peclet_max)
+    throw InputError("convection_diffusion2d: peclet = " + std::to_string(peclet) + " exceeds 1e300 in magnitude");
   return upwind_convection_diffusion({nx, ny, 1}, box_stencil(1, 1, 0, true), 4.0, {peclet, 0.5 * peclet, 0.0},
                                      "convection_diffusion2d");
 }

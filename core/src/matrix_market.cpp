@@ -449,7 +449,7 @@ HostCsr build_csr(ordinal_t rows, ordinal_t cols, const Triplets& t) {
   return HostCsr(rows, cols, rm, ent, val);
 }
 
-HostCsr read_coordinate(Scanner& s, const Header& h) {
+HostCsr read_coordinate(Scanner& s, const Header& h, const MatrixMarketLimits& limits) {
   const MatrixMarketHeader& mm = h.mm;
   if (mm.symmetry != MMSymmetry::general && mm.rows != mm.cols)
     s.fail(h.size_line, std::string("a ") + symmetry_name(mm.symmetry) +
@@ -465,6 +465,15 @@ HostCsr read_coordinate(Scanner& s, const Header& h) {
   if (t.rows.size() > size_t(kOffsetLimit))
     s.fail(h.size_line, "symmetric expansion gives " + std::to_string(t.rows.size()) +
                             " nonzeros, beyond the 32-bit offset limit " + std::to_string(kOffsetLimit));
+  // Row offsets cost 8 bytes a row whatever the file holds: rows that the
+  // entries cannot justify are refused before they are allocated (an 88-byte
+  // file declaring 2e9 rows asked for 16 GB).
+  const long long most_rows = static_cast<long long>(t.rows.size()) + limits.max_rows_beyond_entries;
+  if (limits.max_rows_beyond_entries >= 0 && mm.rows > most_rows)
+    s.fail(h.size_line, "size line declares " + std::to_string(mm.rows) + " rows for " + std::to_string(t.rows.size()) +
+                            " stored entries; at most " + std::to_string(most_rows) +
+                            " rows are read (MatrixMarketLimits::max_rows_beyond_entries = " +
+                            std::to_string(limits.max_rows_beyond_entries) + ")");
   return build_csr(ordinal_t(mm.rows), ordinal_t(mm.cols), t);
 }
 
@@ -751,7 +760,7 @@ inline char* put_real(char* p, char* end, double v) {
 
 // --------------------------------------------------------------- public API
 
-HostCsr parse_matrix_market(std::string_view text, const std::string& name) {
+HostCsr parse_matrix_market(std::string_view text, const std::string& name, const MatrixMarketLimits& limits) {
   Scanner s(text, name);
   const Header h = parse_header(s);
   if (h.mm.format != MMFormat::coordinate)
@@ -759,12 +768,12 @@ HostCsr parse_matrix_market(std::string_view text, const std::string& name) {
            "array (dense) file: read_matrix_market reads coordinate matrices "
            "(use read_matrix_market_vector for vectors)");
   check_limits(h, s);
-  return read_coordinate(s, h);
+  return read_coordinate(s, h, limits);
 }
 
-HostCsr read_matrix_market(const std::string& path) {
+HostCsr read_matrix_market(const std::string& path, const MatrixMarketLimits& limits) {
   const FileText text(path);
-  return parse_matrix_market(text.view(), path);
+  return parse_matrix_market(text.view(), path, limits);
 }
 
 MatrixMarketHeader read_matrix_market_header(const std::string& path) {

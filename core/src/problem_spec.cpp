@@ -224,6 +224,38 @@ void check_rows(const Spec& spec, long long per_cell) {
   }
 }
 
+/// Entries a stencil stores on the spec's grid (neighbours outside the grid
+/// are not stored), times per_entry; checked against the 32-bit offset limit
+/// before anything is generated (a 1.4e9-row spec used to generate for
+/// minutes before its entry count was refused).
+void check_entries(const Spec& spec, const std::vector<StencilOffset>& offsets, long long per_entry) {
+  long double total = 0;
+  for (const StencilOffset& o : offsets) {
+    long double here = per_entry;
+    const int d[3] = {o.x, o.y, o.z};
+    for (int k = 0; k < 3; ++k) here *= std::max(0LL, spec.sizes[k] - std::abs(d[k]));
+    total += here;
+  }
+  if (total > static_cast<long double>(std::numeric_limits<offset_t>::max()))
+    fail(spec, "the problem has " + format_number(double(total)) +
+                   " stored entries, more than the 32-bit offset limit " +
+                   std::to_string(std::numeric_limits<offset_t>::max()));
+}
+
+std::vector<StencilOffset> star_offsets(int dims) {
+  std::vector<StencilOffset> o{{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+  if (dims == 3) o.insert(o.end(), {{0, 0, 1}, {0, 0, -1}});
+  return o;
+}
+
+std::vector<StencilOffset> box_offsets(int dims) {
+  std::vector<StencilOffset> o;
+  for (int z = dims == 3 ? -1 : 0; z <= (dims == 3 ? 1 : 0); ++z)
+    for (int y = -1; y <= 1; ++y)
+      for (int x = -1; x <= 1; ++x) o.push_back({x, y, z});
+  return o;
+}
+
 Problem build(const Spec& spec) {
   Problem p;
   p.name = spec.text;
@@ -235,21 +267,25 @@ Problem build(const Spec& spec) {
   switch (spec.gen->kind) {
     case Kind::lap2d5:
       check_rows(spec, 1);
+      check_entries(spec, star_offsets(2), 1);
       p.matrix = laplace2d_5pt(nx, ny);
       p.description = "2D 5-point Laplacian" + on2;
       break;
     case Kind::lap2d9:
       check_rows(spec, 1);
+      check_entries(spec, box_offsets(2), 1);
       p.matrix = laplace2d_9pt(nx, ny);
       p.description = "2D 9-point Laplacian" + on2;
       break;
     case Kind::lap3d7:
       check_rows(spec, 1);
+      check_entries(spec, star_offsets(3), 1);
       p.matrix = laplace3d_7pt(nx, ny, nz);
       p.description = "3D 7-point Laplacian" + on3;
       break;
     case Kind::lap3d27:
       check_rows(spec, 1);
+      check_entries(spec, box_offsets(3), 1);
       p.matrix = laplace3d_27pt(nx, ny, nz);
       p.description = "3D 27-point Laplacian" + on3;
       break;
@@ -257,6 +293,7 @@ Problem build(const Spec& spec) {
       const long long b = int_option(spec, "b", 3);
       if (b < 1 || b > 8) fail(spec, "b = " + std::to_string(b) + " must be in 1..8");
       check_rows(spec, b);
+      check_entries(spec, star_offsets(3), b * b);
       p.block_matrix = block_laplace3d(nx, ny, nz, int(b));
       p.matrix = bsr_to_csr(*p.block_matrix);
       p.description = "3D 7-point block Laplacian, " + std::to_string(b) + "x" + std::to_string(b) + " blocks," + on3;
@@ -264,9 +301,11 @@ Problem build(const Spec& spec) {
     }
     case Kind::layered3d: {
       const double decades = option(spec, "decades", 6.0, parse_double);
-      if (decades < 0) fail(spec, "decades = " + format_number(decades) + " must not be negative");
+      if (!(decades >= 0 && decades <= layered_decades_max))
+        fail(spec, "decades = " + format_number(decades) + " must be in 0.." + format_number(layered_decades_max));
       const auto seed = option(spec, "seed", std::uint64_t(1), parse_integer<std::uint64_t>);
       check_rows(spec, 1);
+      check_entries(spec, star_offsets(3), 1);
       p.matrix = layered_diffusion3d(nx, ny, nz, decades, seed);
       p.description =
           "3D layered diffusion, " + format_number(decades) + " decades, seed " + std::to_string(seed) + "," + on3;
@@ -275,8 +314,11 @@ Problem build(const Spec& spec) {
     case Kind::convdiff3d:
     case Kind::convdiff2d: {
       const double pe = option(spec, "pe", 10.0, parse_double);
+      if (!(std::abs(pe) <= peclet_max))
+        fail(spec, "pe = " + format_number(pe) + " must be finite with |pe| <= " + format_number(peclet_max));
       check_rows(spec, 1);
       const bool three_d = spec.gen->kind == Kind::convdiff3d;
+      check_entries(spec, star_offsets(three_d ? 3 : 2), 1);
       p.matrix = three_d ? convection_diffusion3d(nx, ny, nz, pe) : convection_diffusion2d(nx, ny, pe);
       p.description = std::string(three_d ? "3D" : "2D") + " upwind convection-diffusion, Peclet " + format_number(pe) +
                       "," + (three_d ? on3 : on2);
@@ -286,6 +328,7 @@ Problem build(const Spec& spec) {
       const long long dof = int_option(spec, "dof", 1);
       if (dof < 1 || dof > 8) fail(spec, "dof = " + std::to_string(dof) + " must be in 1..8");
       check_rows(spec, dof);
+      check_entries(spec, Stencil(spec.shape).offsets(), dof * dof);
       StencilPde pde = dof == 1 ? StencilPde::poisson : StencilPde::dominant;
       if (const auto it = spec.options.find("pde"); it != spec.options.end()) {
         try {
@@ -314,6 +357,10 @@ Problem build(const Spec& spec) {
       if (k < 1 || k > spec.sizes[0])
         fail(spec, "nnz = " + std::to_string(k) + " must be in 1..N = " + std::to_string(spec.sizes[0]));
       check_rows(spec, 1);
+      if (spec.sizes[0] * k > std::numeric_limits<offset_t>::max())
+        fail(spec, "the problem has " + std::to_string(spec.sizes[0] * k) +
+                       " stored entries, more than the 32-bit offset limit " +
+                       std::to_string(std::numeric_limits<offset_t>::max()));
       RandomOptions opt;
       opt.min_per_row = opt.max_per_row = ordinal_t(k - 1);
       opt.seed = option(spec, "seed", std::uint64_t(1), parse_integer<std::uint64_t>);

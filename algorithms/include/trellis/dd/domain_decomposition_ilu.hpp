@@ -12,7 +12,11 @@
 // from_reordered() for the right-hand side and the solution.
 //
 // Every call that runs work takes an execution-space instance first (the
-// default instance where it is left out). double on each enabled backend is
+// default instance where it is left out). The const calls (apply, the
+// solves) are safe to make from several threads and on several instances at
+// once, where the backend allows concurrent dispatch: each call holds the
+// object's work vectors for its duration, or takes its own while another
+// call holds them (core/shared_workspace.hpp). double on each enabled backend is
 // compiled once in the library (core/eti.hpp); other types instantiate here.
 #include <Kokkos_Core.hpp>
 #include <climits>
@@ -21,10 +25,13 @@
 #include "trellis/core/backend.hpp"
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/permutation.hpp"
+#include "trellis/core/shared_workspace.hpp"
 #include "trellis/core/stopwatch.hpp"
+#include "trellis/core/triangle.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
@@ -51,6 +58,15 @@ void gather_blocks(const typename Device::execution_space& space, Kokkos::View<c
       "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, from.extent(0) * b),
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
+
+/// The vectors one application writes besides its output.
+template <class Scalar, class Device>
+struct ApplyWork {
+  Kokkos::View<Scalar*, Device> work;                       // L D y = r of the split form
+  Kokkos::View<Scalar*, Device> permuted_in, permuted_out;  // apply(): r and z reordered
+  Kokkos::View<int*, Device> flags;                         // the spin-loop solve's ready flags
+  int epoch = 0;                                            // the number of the last spin-loop solve
+};
 
 }  // namespace dd::detail
 
@@ -82,6 +98,7 @@ class DomainDecompositionIlu {
   DomainDecompositionIlu(const execution_space& space, const BsrMatrix<Scalar, D>& A, const DdOptions& options = {})
       : options_(options) {
     const SetupRegion region;
+    check_canonical(A, "domain-decomposition ILU0");
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
     if (dd::detail::partition_reads_pattern(
@@ -173,6 +190,7 @@ class DomainDecompositionIlu {
   void apply(const_vector_type r, vector_type z) const { apply(execution_space(), r, z, default_variant()); }
 
  private:
+  using Work = dd::detail::ApplyWork<Scalar, Device>;
   /// The setup as one Kokkos Tools profiling region, "trellis::dd::setup"
   /// (perf_tests/tools/event_trace lists what runs inside it).
   struct SetupRegion {
@@ -197,10 +215,25 @@ class DomainDecompositionIlu {
   }
   /// The spin-loop flags hold the number of the solve that set them; after
   /// INT_MAX solves they are cleared and the count starts again.
-  int next_epoch(const execution_space& space) const {
-    if (epoch_ == INT_MAX) Kokkos::deep_copy(space, flags_, 0), epoch_ = 0;
-    return ++epoch_;
+  static int next_epoch(const execution_space& space, Work& w) {
+    if (w.epoch == INT_MAX) Kokkos::deep_copy(space, w.flags, 0), w.epoch = 0;
+    return ++w.epoch;
   }
+  /// Work vectors of a call that finds the object's held by another one.
+  Work private_work() const {
+    const size_t n = size_t(num_rows());
+    Work w;
+    w.work = vector_type(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::private_work"), n);
+    w.permuted_in = vector_type(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::private_in"), n);
+    w.permuted_out = vector_type(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::private_out"), n);
+    w.flags = Kokkos::View<int*, Device>("trellis::dd::private_flags", factors_.num_rows);
+    return w;
+  }
+  typename SharedWorkspace<execution_space, Work>::Lease claim_work(const execution_space& space) const {
+    return workspace_.claim(space, [&] { return private_work(); });
+  }
+  void apply_reordered_with(const execution_space& space, const_vector_type r, vector_type z, DdApply variant,
+                            dd::SubdomainRange range, Work& w) const;
 
   DdOptions options_;
   DdReport report_;
@@ -208,9 +241,7 @@ class DomainDecompositionIlu {
   BsrMatrix<Scalar, Device> reordered_;
   Kokkos::View<ordinal_t*, Device> new_to_old_, old_to_new_;
   dd::SubdomainFactors<Scalar, Device> factors_;
-  vector_type work_, permuted_in_, permuted_out_;
-  Kokkos::View<int*, Device> flags_;
-  mutable int epoch_ = 0;
+  SharedWorkspace<execution_space, Work> workspace_;
 };
 
 // ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
@@ -220,6 +251,7 @@ DomainDecompositionIlu<Scalar, Device>::DomainDecompositionIlu(const execution_s
                                                                const DdOptions& options)
     : options_(options) {
   const SetupRegion region;
+  check_canonical(A, "domain-decomposition ILU0");
   const auto t0 = now();
   const BsrMatrix<Scalar, Device> on_device = copy_to<Device>(A);
   setup(space, pattern_of(A), on_device, seconds_since(t0));
@@ -230,6 +262,7 @@ DomainDecompositionIlu<Scalar, Device>::DomainDecompositionIlu(const execution_s
                                                                const DdOptions& options)
     : options_(options) {
   const SetupRegion region;
+  check_canonical(A, "domain-decomposition ILU0");
   const HostBsr blocks = csr_to_bsr(A, 1);
   const auto t0 = now();
   const BsrMatrix<Scalar, Device> on_device = copy_to<Device>(blocks);
@@ -269,6 +302,14 @@ template <class Scalar, class Device>
 void DomainDecompositionIlu<Scalar, Device>::apply_reordered(const execution_space& space, const_vector_type r,
                                                              vector_type z, DdApply variant,
                                                              dd::SubdomainRange range) const {
+  auto work = claim_work(space);
+  apply_reordered_with(space, r, z, variant, range, *work);
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::apply_reordered_with(const execution_space& space, const_vector_type r,
+                                                                  vector_type z, DdApply variant,
+                                                                  dd::SubdomainRange range, Work& w) const {
   check_sizes(r, z, to_string(variant));
   const ordinal_t subdomains = layout_.num_subdomains();
   if (range.begin < 0 || range.begin > subdomains || range.end > subdomains ||
@@ -281,10 +322,10 @@ void DomainDecompositionIlu<Scalar, Device>::apply_reordered(const execution_spa
     switch (variant) {
       case DdApply::dag_ec_ILD_UO: {
         plan.lower = dd::LowerStep::with_diagonal;
-        dd::run_dag<b>(space, factors_, plan, r, work_, range);
+        dd::run_dag<b>(space, factors_, plan, r, w.work, range);
         plan.lower = dd::LowerStep::none;
         plan.upper = true;
-        dd::run_dag<b>(space, factors_, plan, const_vector_type(work_), z, range);
+        dd::run_dag<b>(space, factors_, plan, const_vector_type(w.work), z, range);
         return;
       }
       case DdApply::dag_vc_ILDUO_fused: plan.vertex_centric = true; break;
@@ -305,7 +346,11 @@ void DomainDecompositionIlu<Scalar, Device>::lower_solve_reordered(const executi
     dd::DagPlan plan;
     plan.lower = dd::LowerStep::with_diagonal;
     switch (variant) {
-      case DdLowerSolve::spin_loop_lds: dd::run_spin_loop<b>(space, factors_, flags_, next_epoch(space), r, y); return;
+      case DdLowerSolve::spin_loop_lds: {
+        auto w = claim_work(space);
+        dd::run_spin_loop<b>(space, factors_, w->flags, next_epoch(space, *w), r, y);
+        return;
+      }
       case DdLowerSolve::dag_ec_no_lds: plan.scratch_vector = false; break;
       case DdLowerSolve::dag_ec_lds: break;
       case DdLowerSolve::dag_ec_lds_ud:
@@ -333,9 +378,10 @@ template <class Scalar, class Device>
 void DomainDecompositionIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z,
                                                    DdApply variant) const {
   check_sizes(r, z, "apply");
-  to_reordered(space, r, permuted_in_);
-  apply_reordered(space, const_vector_type(permuted_in_), permuted_out_, variant);
-  from_reordered(space, const_vector_type(permuted_out_), z);
+  auto w = claim_work(space);
+  to_reordered(space, r, w->permuted_in);
+  apply_reordered_with(space, const_vector_type(w->permuted_in), w->permuted_out, variant, {}, *w);
+  from_reordered(space, const_vector_type(w->permuted_out), z);
 }
 
 template <class Scalar, class Device>
@@ -346,6 +392,14 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   trellis::detail::check_block_size(b, "domain-decomposition ILU0");
   report_.rows_that_fit = rows_that_fit(b);
   report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
+  // A missing diagonal block fails the factorization anyway: say so before
+  // the partition (METIS on a large matrix takes minutes). One pass on A.
+  if (A.num_block_rows == A.num_block_cols) {
+    const ordinal_t missing = first_row_missing_diagonal(A);
+    if (missing >= 0)
+      throw StructureError("domain-decomposition ILU0: block row " + std::to_string(missing) +
+                           " has no diagonal block");
+  }
   layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
   report_.blocks = A.nnz_blocks();
 
@@ -405,11 +459,13 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   // Work vectors every use writes in full before reading: no fill (on CUDA
   // each View fill is a kernel and a fence, a few per cent of a small setup).
   arena.template reserve<Scalar>(ViewArena<Device>::kept, n, n, n);
-  work_ = arena.template take<Scalar>("trellis::dd::work", n);
-  permuted_in_ = arena.template take<Scalar>("trellis::dd::permuted_in", n);
-  permuted_out_ = arena.template take<Scalar>("trellis::dd::permuted_out", n);
-  flags_ = arena.template take<int>("trellis::dd::ready_flags", f.num_rows);
-  Kokkos::deep_copy(space, flags_, 0);
+  Work w;
+  w.work = arena.template take<Scalar>("trellis::dd::work", n);
+  w.permuted_in = arena.template take<Scalar>("trellis::dd::permuted_in", n);
+  w.permuted_out = arena.template take<Scalar>("trellis::dd::permuted_out", n);
+  w.flags = arena.template take<int>("trellis::dd::ready_flags", f.num_rows);
+  Kokkos::deep_copy(space, w.flags, 0);
+  workspace_ = SharedWorkspace<execution_space, Work>(w);
   space.fence();  // ready on every instance
 }
 

@@ -10,7 +10,8 @@
 // r = b - A x_k, x_{k+1} = x_k + (L + D)^{-1} r.
 //
 // Setup and apply have overloads taking an execution-space instance first;
-// the others use the default instance.
+// the others use the default instance. Applications with one object must
+// not overlap (threads or instances): they share its flags and work vectors.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/csr_matrix.hpp"

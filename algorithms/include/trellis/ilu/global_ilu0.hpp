@@ -7,6 +7,9 @@
 // A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
 // Calls that run work take an execution-space instance first (the default
 // instance where it is left out); double is compiled once in the library.
+// Applications with one object must not overlap (threads or instances):
+// they share its triangular solvers' flags and its work vector. Build one
+// object per concurrent caller (DomainDecompositionIlu has no such limit).
 #include <Kokkos_Core.hpp>
 
 #include <memory>

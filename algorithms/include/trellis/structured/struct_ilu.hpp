@@ -19,6 +19,9 @@
 //
 //   StructIlu<> M(A, {StructIluKind::ic0});
 //   M.apply(r, z);   // z = (L U)^{-1} r
+//
+// Applications with one object must not overlap (threads or instances):
+// they share its wavefront flags and work vector.
 #include <Kokkos_Core.hpp>
 
 #include <string>

@@ -5,6 +5,7 @@
 // are 1), and how to order routines that take no execution-space instance.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <type_traits>
 
 namespace trellis::detail {
 
@@ -40,6 +41,20 @@ void on_default_instance(const Exec& space, Routine&& routine) {
   space.fence();
   routine();
   Exec().fence();
+}
+
+/// Whether work queued on a and on b runs in order (one stream). Host
+/// backends run each dispatch to completion, so any two of theirs count as one.
+template <class Exec>
+bool same_instance(const Exec& a, const Exec& b) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) return a.cuda_stream() == b.cuda_stream();
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  if constexpr (std::is_same<Exec, Kokkos::Experimental::HIP>::value) return a.hip_stream() == b.hip_stream();
+#endif
+  (void)a, (void)b;
+  return true;
 }
 
 }  // namespace trellis::detail

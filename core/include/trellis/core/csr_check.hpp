@@ -4,8 +4,10 @@
 // entries from 0 to nnz, never decreasing; columns inside [0, num_cols),
 // ascending without duplicates in each row. A matrix breaking it would make
 // the kernels read or write out of bounds, or treat duplicates differently
-// (SpMV sums them, a triangular solve keeps one): it is a StructureError
-// naming the first offending row instead. One pass over the pattern, run
+// (SpMV would sum them, a triangular solve keep one): it is a StructureError
+// naming the first offending row instead. The library's one rule for
+// duplicate entries: the builders (Matrix Market reader, csr_from_triplets)
+// sum them; everything else takes canonical matrices only. One pass over the pattern, run
 // where the matrix lives (a kernel for device memory). csr_from_triplets
 // builds a canonical matrix from unsorted entries, duplicates summed.
 //
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 
@@ -39,21 +42,20 @@ class TrustedInput {
   bool before_;
 };
 
-/// Throws StructureError naming `what` and the first row that breaks the
-/// canonical invariant (nothing when a TrustedInput is alive).
-template <class Scalar, class Device>
-void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what) {
-  if (detail::input_checks_skipped()) return;
-  using exec = typename Device::execution_space;
-  if (A.num_rows < 0 || A.num_cols < 0)
-    throw StructureError(what + ": negative size " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols));
-  if (A.row_map.extent(0) != size_t(A.num_rows) + 1)
-    throw StructureError(what + ": row_map has " + std::to_string(A.row_map.extent(0)) + " entries for " +
-                         std::to_string(A.num_rows) + " rows");
-  const auto rm = A.row_map;
-  const auto ent = A.entries;
+namespace detail {
+/// The canonical check on a pattern (row_map, entries) of rows x cols where
+/// they live; `row` names a row ("row" or "block row") in the messages.
+template <class RowMap, class Entries>
+void check_canonical_pattern(ordinal_t num_rows, ordinal_t num_cols, const RowMap& rm, const Entries& ent,
+                             const std::string& what, const std::string& row_word) {
+  using exec = typename Entries::execution_space;
+  if (num_rows < 0 || num_cols < 0)
+    throw StructureError(what + ": negative size " + std::to_string(num_rows) + "x" + std::to_string(num_cols));
+  if (rm.extent(0) != size_t(num_rows) + 1)
+    throw StructureError(what + ": row_map has " + std::to_string(rm.extent(0)) + " entries for " +
+                         std::to_string(num_rows) + " " + row_word + "s");
   const offset_t nnz = offset_t(ent.extent(0));
-  const ordinal_t cols = A.num_cols, n = A.num_rows;
+  const ordinal_t cols = num_cols, n = num_rows;
   // The first bad row: i < n a row, n the end of row_map; none: the Min identity.
   ordinal_t first = 0;
   Kokkos::parallel_reduce(
@@ -77,7 +79,7 @@ void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what
                          " stored entries");
   }
   Kokkos::deep_copy(hi, Kokkos::subview(rm, first + 1));
-  const std::string row = what + ": row " + std::to_string(first);
+  const std::string row = what + ": " + row_word + " " + std::to_string(first);
   if (first == 0 && lo != 0) throw StructureError(what + ": row_map(0) = " + std::to_string(lo) + ", not 0");
   if (lo < 0 || hi < lo || hi > nnz)
     throw StructureError(row + ": row_map runs from " + std::to_string(lo) + " to " + std::to_string(hi) + " (" +
@@ -93,6 +95,23 @@ void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what
                            std::to_string(j) + " (csr_from_triplets sorts and sums duplicates)");
   }
   throw StructureError(row + ": not canonical");
+}
+}  // namespace detail
+
+/// Throws StructureError naming `what` and the first row that breaks the
+/// canonical invariant (nothing when a TrustedInput is alive).
+template <class Scalar, class Device>
+void check_canonical(const CsrMatrix<Scalar, Device>& A, const std::string& what) {
+  if (detail::input_checks_skipped()) return;
+  detail::check_canonical_pattern(A.num_rows, A.num_cols, A.row_map, A.entries, what, "row");
+}
+
+/// The same on a BSR matrix's block pattern (a duplicate block is refused as
+/// a duplicate entry is).
+template <class Scalar, class Device>
+void check_canonical(const BsrMatrix<Scalar, Device>& A, const std::string& what) {
+  if (detail::input_checks_skipped()) return;
+  detail::check_canonical_pattern(A.num_block_rows, A.num_block_cols, A.row_map, A.entries, what, "block row");
 }
 
 namespace detail {

@@ -4,6 +4,7 @@
 // matrix's own device.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/name_table.hpp"
 
@@ -90,13 +91,11 @@ Kokkos::View<Scalar*, Device> extract_diagonal(const CsrMatrix<Scalar, Device>& 
   return d;
 }
 
-/// First row with no stored diagonal entry, or -1 when every row has one.
-template <class Scalar, class Device>
-ordinal_t first_row_missing_diagonal(const CsrMatrix<Scalar, Device>& A) {
-  using exec = typename Device::execution_space;
-  auto row_map = A.row_map;
-  auto entries = A.entries;
-  const ordinal_t n = A.num_rows;
+namespace detail {
+/// First row of a pattern with no entry in its own column, or -1.
+template <class RowMap, class Entries>
+ordinal_t first_row_missing_diagonal(ordinal_t n, const RowMap& row_map, const Entries& entries) {
+  using exec = typename Entries::execution_space;
   ordinal_t first = n;  // the Min reducer starts from its identity, INT_MAX
   Kokkos::parallel_reduce(
       "trellis::first_row_missing_diagonal", Kokkos::RangePolicy<exec>(0, n),
@@ -107,6 +106,19 @@ ordinal_t first_row_missing_diagonal(const CsrMatrix<Scalar, Device>& A) {
       },
       Kokkos::Min<ordinal_t>(first));
   return first >= n ? -1 : first;
+}
+}  // namespace detail
+
+/// First row with no stored diagonal entry, or -1 when every row has one.
+template <class Scalar, class Device>
+ordinal_t first_row_missing_diagonal(const CsrMatrix<Scalar, Device>& A) {
+  return detail::first_row_missing_diagonal(A.num_rows, A.row_map, A.entries);
+}
+
+/// First block row with no diagonal block, or -1 when every one has it.
+template <class Scalar, class Device>
+ordinal_t first_row_missing_diagonal(const BsrMatrix<Scalar, Device>& A) {
+  return detail::first_row_missing_diagonal(A.num_block_rows, A.row_map, A.entries);
 }
 
 /// A = L + D + U with L strictly lower, D the diagonal, U strictly upper.

@@ -32,11 +32,16 @@ HostBsr block_laplace3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, int b);
 /// spanning `decades` orders of magnitude, times a smaller random variation
 /// inside the layer (a hard, badly conditioned case like seed 000's spe10).
 /// Face transmissibilities are harmonic means; Dirichlet boundary. SPD.
+/// decades is at most layered_decades_max: coefficients reach 10^(D/2 + 0.5)
+/// and the transmissibilities multiply two of them, which must stay finite.
+inline constexpr double layered_decades_max = 300;
 HostCsr layered_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double decades = 6.0, std::uint64_t seed = 1);
 
 /// Nonsymmetric convection-diffusion -lap(u) + w . grad(u), first-order
 /// upwind convection with velocity w = peclet * (1, 0.5, 0.25) / h;
-/// an M-matrix, diagonally dominant.
+/// an M-matrix, diagonally dominant. |peclet| is at most peclet_max, so that
+/// entries (about 2 |peclet|) and sums of a row's entries stay finite.
+inline constexpr double peclet_max = 1e300;
 HostCsr convection_diffusion3d(ordinal_t nx, ordinal_t ny, ordinal_t nz, double peclet = 10.0);
 HostCsr convection_diffusion2d(ordinal_t nx, ordinal_t ny, double peclet = 10.0);
 

@@ -30,11 +30,21 @@ struct MatrixMarketHeader {
   long long entries = 0;  // stored entries (coordinate) or rows*cols (array)
 };
 
+/// What a size line may ask for beyond what the file holds. Memory grows
+/// with the entries read (their reservation is capped by the file's size)
+/// and, for the row offsets, with the rows declared.
+struct MatrixMarketLimits {
+  /// Rows a coordinate file may declare beyond its stored entries (after
+  /// symmetric expansion); more is a MatrixMarketError before any row
+  /// offset is allocated. -1 accepts any count (files with many empty rows).
+  long long max_rows_beyond_entries = 1 << 22;
+};
+
 /// Reads a coordinate matrix into canonical CSR (symmetric and skew-symmetric
 /// files are expanded to both triangles; pattern entries get value 1).
-HostCsr read_matrix_market(const std::string& path);
+HostCsr read_matrix_market(const std::string& path, const MatrixMarketLimits& limits = {});
 /// Same, from text already in memory; `name` stands for the file in errors.
-HostCsr parse_matrix_market(std::string_view text, const std::string& name);
+HostCsr parse_matrix_market(std::string_view text, const std::string& name, const MatrixMarketLimits& limits = {});
 
 /// Reads only the banner and size line.
 MatrixMarketHeader read_matrix_market_header(const std::string& path);
