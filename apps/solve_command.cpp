@@ -106,6 +106,20 @@ void print_run(const Run& r) {
   std::fflush(stdout);
 }
 
+/// The SVG plot's path beside the CSV.
+std::string plot_path(const std::string& csv) {
+  return csv.substr(0, csv.rfind('.') == std::string::npos ? csv.size() : csv.rfind('.')) + ".svg";
+}
+
+/// Fails before any solve when the history files cannot be written (a
+/// typo in the path should not cost a long solve).
+void check_history_writable(const std::string& path) {
+  for (const std::string& p : {path, plot_path(path)}) {
+    std::ofstream probe(p, std::ios::app);
+    if (!probe) throw InputError("--history: cannot write '" + p + "'");
+  }
+}
+
 void write_history(const std::string& path, const std::vector<Run>& runs) {
   std::ofstream csv(path);
   if (!csv) throw InputError("cannot write history file '" + path + "'");
@@ -116,7 +130,7 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
       csv << r.label << "," << i << "," << r.result.history[i] << "\n";
     series.push_back({r.label, r.result.history});
   }
-  const std::string svg = path.substr(0, path.rfind('.') == std::string::npos ? path.size() : path.rfind('.')) + ".svg";
+  const std::string svg = plot_path(path);
   write_convergence_svg(svg, series, "relative residual");
   std::printf("history: %s, plot: %s\n", path.c_str(), svg.c_str());
 }
@@ -189,6 +203,7 @@ int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_solve_args(args);
+  if (!a.history.empty()) check_history_writable(a.history);
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
@@ -212,19 +227,31 @@ int solve_command(const std::vector<std::string>& args) {
     print_run(runs.back());
   }
   if (a.compare) {
+    // Only converged runs that iterated are ranked: a run stopped at the
+    // limit has not solved the problem, and a 0-iteration run timed nothing.
+    auto rankable = [](const Run& r) { return r.result.converged() && r.result.iterations > 0; };
     const Run* base = nullptr;
     for (const Run& r : runs)
-      if (r.label == "ilu0-kk") base = &r;
-    if (!base) base = &runs.front();
+      if (r.label == "ilu0-kk" && rankable(r)) base = &r;
+    for (const Run& r : runs)
+      if (!base && rankable(r)) base = &r;
     std::printf("\n%-28s %6s %10s %10s %14s %14s\n", "preconditioner", "iters", "solve s", "total s", "speedup(solve)",
                 "speedup(total)");
-    for (const Run& r : runs)
-      std::printf("%-28s %6d %10.4f %10.4f %13.2fx %13.2fx\n", r.label.c_str(), r.result.iterations, r.solve_seconds,
-                  r.setup_seconds + r.solve_seconds, base->solve_seconds / r.solve_seconds,
-                  (base->setup_seconds + base->solve_seconds) / (r.setup_seconds + r.solve_seconds));
-    std::printf(
-        "speedups against %s, same process\n",
-        base->label == "ilu0-kk" ? "global ILU0 with Kokkos Kernels triangular solves (ilu0-kk)" : base->label.c_str());
+    for (const Run& r : runs) {
+      const double total = r.setup_seconds + r.solve_seconds;
+      std::printf("%-28s %6d %10.4f %10.4f ", r.label.c_str(), r.result.iterations, r.solve_seconds, total);
+      if (base && rankable(r))
+        std::printf("%13.2fx %13.2fx\n", base->solve_seconds / r.solve_seconds,
+                    (base->setup_seconds + base->solve_seconds) / total);
+      else
+        std::printf("%14s %14s\n", "-", r.result.converged() ? "(0 iterations)" : "(not converged)");
+    }
+    if (base)
+      std::printf("speedups against %s, same process; runs that did not converge or did not iterate are not ranked\n",
+                  base->label == "ilu0-kk" ? "global ILU0 with Kokkos Kernels triangular solves (ilu0-kk)"
+                                           : base->label.c_str());
+    else
+      std::printf("no run converged after iterating: nothing to rank\n");
   }
   if (!a.history.empty()) write_history(a.history, runs);
   for (const Run& r : runs)

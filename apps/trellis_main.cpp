@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "trellis: error: %s\n", bad.c_str());
     return 1;
   }
+  // Kokkos warns on every run when OMP_PROC_BIND is unset; unset means no
+  // binding (the OpenMP runtime read its settings when it was loaded), which
+  // "false" says without the warning.
+  setenv("OMP_PROC_BIND", "false", 0);
   Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
   std::vector<std::string> args(argv + 1, argv + argc);
   // No command: the main job, a solve of the default problem with the comparison.
@@ -80,14 +85,21 @@ int main(int argc, char** argv) {
                   Kokkos::DefaultExecutionSpace::name());
       return 0;
     }
-    std::fprintf(stderr, "trellis: unknown command '%s'\n\n", command.c_str());
+    std::fprintf(stderr, "trellis: error: unknown command '%s'\n\n", command.c_str());
     print_usage(stderr);
-    return 2;
+    return 1;
   } catch (const trellis::Error& e) {
     std::fprintf(stderr, "trellis %s: error: %s\n", command.c_str(), e.what());
     return 1;
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "trellis %s: error: out of memory (%s)\n", command.c_str(), e.what());
+    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "trellis %s: internal error: %s\n", command.c_str(), e.what());
+    // Kokkos reports a failed allocation as a runtime_error naming the
+    // array's label and size: say it is memory, not an internal error.
+    const bool memory = std::strstr(e.what(), "failed to allocate") || std::strstr(e.what(), "allocation failure");
+    std::fprintf(stderr, "trellis %s: %s: %s\n", command.c_str(), memory ? "error: out of memory" : "internal error",
+                 e.what());
     return 1;
   }
 }
