@@ -13,6 +13,14 @@
 #       name matches KERNEL_REGEX, after SKIP matching launches, of
 #       perf_tests/PROGRAM ARGS: details and per-SASS-instruction stall samples
 #       (profile_details.txt, profile_sass.csv) go to $OUT.
+#   bash cmake/scripts/device_check.sh sanitize   compute-sanitizer (memcheck,
+#       racecheck, initcheck, synccheck; TRELLIS_SANITIZE_TOOLS to choose) over
+#       the CUDA cases of the unit test programs (TRELLIS_SANITIZE_PROGRAMS,
+#       default every unit test program; TRELLIS_SANITIZE_FILTER, a gtest
+#       filter, default the Cuda-typed cases), logs sanitize_TOOL_PROGRAM.log; each run
+#       stops after TRELLIS_SANITIZE_TIMEOUT s (default 150, reported TIMEOUT,
+#       not a finding) and no run starts after TRELLIS_SANITIZE_BUDGET s (420)
+#   bash cmake/scripts/device_check.sh sanitize+run 'COMMANDS'   both
 # TRELLIS_PERF_TESTS=REGEX limits `perf` to the perf tests it matches (each
 # perf test is sized to fit one 600 s device call). For a quick check of a few
 # areas, TRELLIS_DEVICE_TARGETS="test_a test_b" builds only those targets and
@@ -88,6 +96,40 @@ run_commands() {
   export TRELLIS_MATRICES="$carry/matrices" OUT="$out"
   (cd "$work/build/perf_tests" && bash -c "${bench_args[0]}")
 }
+# One tool over one program: any finding (or a failing test) fails the step.
+sanitize_one() {
+  local tool="$1" prog="$2" extra=()
+  [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+  timeout "${TRELLIS_SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 30 "${extra[@]}" \
+    "$prog" --gtest_filter="${TRELLIS_SANITIZE_FILTER:-*Cuda*}" --gtest_brief=1
+}
+sanitize() {
+  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=8 OMP_PROC_BIND=false
+  local rc=0 tool prog start=$SECONDS
+  for tool in ${TRELLIS_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    for prog in ${TRELLIS_SANITIZE_PROGRAMS:-$(ls "$work"/build/unit_tests/test_* | grep -v '\.')}; do
+      [ -x "$prog" ] || prog="$work/build/unit_tests/$prog"
+      local t0=$SECONDS name status
+      if [ $((SECONDS - start)) -gt "${TRELLIS_SANITIZE_BUDGET:-420}" ]; then
+        printf '%-10s %-28s SKIPPED (budget)\n' "$tool" "$(basename "$prog")"
+        continue
+      fi
+      name="sanitize_${tool}_$(basename "$prog")"
+      sanitize_one "$tool" "$prog" >"$out/$name.log" 2>&1
+      status=$?
+      if [ $status = 0 ]; then
+        echo "$(printf '%-10s %-28s ok     %4ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
+      elif [ $status = 124 ]; then
+        echo "$(printf '%-10s %-28s TIMEOUT %3ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
+      else
+        echo "$(printf '%-10s %-28s FAILED %4ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
+        grep -E "=========|FAILED|Error" "$out/$name.log" | head -20
+        rc=1
+      fi
+    done
+  done
+  return $rc
+}
 profile() {
   export TRELLIS_MATRICES="$carry/matrices"
   local kernel="${bench_args[0]}" skip="${bench_args[1]}" prog="${bench_args[2]}"
@@ -105,6 +147,8 @@ case "$what" in
   bench) step bench bench || rc=1; tail -40 "$out/bench.log" ;;
   profile) step profile profile || rc=1; tail -40 "$out/profile.log" ;;
   run) step run run_commands || rc=1; tail -60 "$out/run.log" ;;
+  sanitize) step sanitize sanitize || rc=1; cat "$out/sanitize.log" ;;
+  sanitize+run) step sanitize sanitize || rc=1; cat "$out/sanitize.log"; step run run_commands || rc=1; tail -60 "$out/run.log" ;;
   unit+run) step unit unit || rc=1; step run run_commands || rc=1; tail -60 "$out/run.log" ;;
   all) step unit unit || rc=1; step perf perf || rc=1 ;;
 esac
