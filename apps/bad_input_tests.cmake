@@ -1,0 +1,137 @@
+# The bad-input table's command-line cases (unit_tests/BAD_INPUT.md, issue 20):
+# each runs `trellis` once through check_cli_error.cmake, which checks the exit
+# code, a pattern of the output, and that no internal error, Kokkos abort or
+# C++ exception text reached the user. Included from apps/CMakeLists.txt.
+#
+#   trellis_bad_input_cli(NAME EXIT_CODE REGEX ARG...)   registers bad_input_cli_NAME
+if(NOT TRELLIS_ENABLE_TESTS)
+  return()
+endif()
+
+set(_bad_input_dir ${CMAKE_CURRENT_BINARY_DIR}/bad_input)
+set(_bad_input_tests "")
+
+function(trellis_bad_input_cli name rc regex)
+  string(REPLACE ";" "|" _args "${ARGN}")
+  set(_test bad_input_cli_${name})
+  add_test(NAME ${_test}
+           COMMAND ${CMAKE_COMMAND} -DTRELLIS=$<TARGET_FILE:trellis_cli> "-DARGS=${_args}" -DRC=${rc}
+                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_LIST_DIR}/check_cli_error.cmake)
+  set_tests_properties(${_test} PROPERTIES LABELS unit TIMEOUT 300
+                       ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2")
+  set(_bad_input_tests ${_bad_input_tests} ${_test} PARENT_SCOPE)
+endfunction()
+
+# Matrix Market files a user may hand the command.
+set(_mm "%%MatrixMarket matrix coordinate real general\n")
+file(WRITE ${_bad_input_dir}/rectangular.mtx "${_mm}2 3 3\n1 1 1\n2 2 1\n2 3 1\n")
+file(WRITE ${_bad_input_dir}/zero_size.mtx "${_mm}0 0 0\n")
+file(WRITE ${_bad_input_dir}/no_entries.mtx "${_mm}3 3 0\n")
+file(WRITE ${_bad_input_dir}/missing_diagonal.mtx "${_mm}3 3 4\n1 1 1\n2 2 1\n3 1 1\n3 2 1\n")
+file(WRITE ${_bad_input_dir}/nan_value.mtx "${_mm}3 3 3\n1 1 1\n2 2 nan\n3 3 1\n")
+file(WRITE ${_bad_input_dir}/zero_diagonal.mtx "${_mm}3 3 4\n1 1 1\n2 2 0\n3 3 1\n2 1 1\n")
+file(WRITE ${_bad_input_dir}/row_out_of_range.mtx "${_mm}3 3 2\n1 1 1\n5 1 1\n")
+file(WRITE ${_bad_input_dir}/truncated.mtx "${_mm}3 3 3\n1 1 1\n2 2 1\n")
+
+# ---- files
+trellis_bad_input_cli(mtx_rectangular 1 "trellis solve: error: BsrOperator: matrix is 2x3, not square"
+                      solve ${_bad_input_dir}/rectangular.mtx)
+trellis_bad_input_cli(mtx_zero_size 1 "trellis solve: error: domain-decomposition ILU0: empty matrix"
+                      solve ${_bad_input_dir}/zero_size.mtx)
+trellis_bad_input_cli(mtx_no_entries 1 "trellis solve: error: ILU0: block row 0 has no diagonal block"
+                      solve ${_bad_input_dir}/no_entries.mtx --precond ilu0)
+trellis_bad_input_cli(mtx_missing_diagonal_dd 1 "trellis solve: error: ILU0: block row 2 has no diagonal block"
+                      solve ${_bad_input_dir}/missing_diagonal.mtx)
+trellis_bad_input_cli(mtx_missing_diagonal_jacobi 1
+                      "trellis solve: error: Jacobi: zero, missing or non-finite diagonal at row 2"
+                      solve ${_bad_input_dir}/missing_diagonal.mtx --precond jacobi)
+trellis_bad_input_cli(mtx_zero_pivot_dd 1 "trellis solve: error: ILU0: zero or tiny pivot .* at row 1 "
+                      solve ${_bad_input_dir}/zero_diagonal.mtx --precond dd)
+trellis_bad_input_cli(mtx_nan_value 1 "trellis info: error: .*nan_value.mtx:4: non-finite value 'nan'"
+                      info ${_bad_input_dir}/nan_value.mtx)
+trellis_bad_input_cli(mtx_row_out_of_range 1
+                      "trellis info: error: .*row_out_of_range.mtx:4: row index 5 out of range \\[1, 3\\]"
+                      info ${_bad_input_dir}/row_out_of_range.mtx)
+trellis_bad_input_cli(mtx_truncated 1
+                      "trellis solve: error: .*truncated.mtx:5: file ends after 2 of 3 declared entries"
+                      solve ${_bad_input_dir}/truncated.mtx)
+trellis_bad_input_cli(mtx_directory 1 "trellis info: error: .*bad_input:0: cannot read" info ${_bad_input_dir})
+
+# ---- problem specs
+trellis_bad_input_cli(spec_wrong_case 1 "trellis info: error: problem spec 'LAP2D5:4x4': unknown problem 'LAP2D5'"
+                      info LAP2D5:4x4)
+trellis_bad_input_cli(spec_trailing_colon 1 "option '' is not of the form key=value" info lap2d5:4x4:)
+trellis_bad_input_cli(spec_negative_size 1 "problem spec 'random:-5': N = -5 must be positive" solve random:-5)
+trellis_bad_input_cli(kron_spec_zero_grid 1 "trellis solve: error: stokes_kronecker: nx = 0 must be positive"
+                      solve kron-stokes:0x4x4)
+trellis_bad_input_cli(kron_spec_stages 1 "stages s = 9 is not supported" solve kron-stokes:4x4x4:s=9)
+trellis_bad_input_cli(kron_spec_tau_zero 1 "tau = 0 must be positive and finite" solve kron-stokes:4x4x4:tau=0)
+trellis_bad_input_cli(kron_spec_not_a_number 1 "expected kron-stokes:NXxNYxNZ\\[:s=S\\]\\[:tau=T\\], got"
+                      solve kron-stokes:4x4x4:s=abc)
+trellis_bad_input_cli(kron_spec_too_big 1 "more than 32-bit indices hold" solve kron-stokes:2000x2000x2000)
+# FAILS (defect): the kron-stokes parser (apps/solve_command.cpp, sscanf/stoi/stod)
+# ignores trailing characters and wraps overflowing sizes, so these solve
+# another problem with exit 0. Disabled until fixed; enable them with the fix.
+set(_kron_spec_defects "")
+foreach(_spec kron-stokes:4x4x4:s=2x kron-stokes:4x4x4junk kron-stokes:4x4x4:tau=0.1abc kron-stokes:4294967297x1x1)
+  string(MAKE_C_IDENTIFIER "kron_spec_${_spec}" _name)
+  trellis_bad_input_cli(${_name} 1 "trellis solve: error: .*${_spec}" solve ${_spec})
+  list(APPEND _kron_spec_defects bad_input_cli_${_name})
+endforeach()
+set_tests_properties(${_kron_spec_defects} PROPERTIES DISABLED TRUE)
+
+# ---- command-line options
+trellis_bad_input_cli(unknown_option 1 "trellis solve: error: unknown option '--foo'" solve lap2d5:8x8 --foo)
+trellis_bad_input_cli(missing_value 1 "trellis solve: error: missing value after --tol" solve lap2d5:8x8 --tol)
+trellis_bad_input_cli(missing_precond 1 "trellis solve: error: missing value after --precond"
+                      solve lap2d5:8x8 --precond)
+trellis_bad_input_cli(missing_kron_files 1 "trellis solve: error: missing value after --kron" solve --kron M.mtx)
+trellis_bad_input_cli(unknown_solver 1 "trellis solve: error: unknown solver 'minres' \\(expected bicgstab, gmres or cg\\)"
+                      solve lap2d5:8x8 --solver minres)
+trellis_bad_input_cli(unknown_precond 1 "trellis solve: error: unknown preconditioner 'foo'. accepted:"
+                      solve lap2d5:8x8 --precond foo)
+trellis_bad_input_cli(unknown_trsv_variant 1 "trellis solve: error: unknown triangular-solve algorithm 'foo'"
+                      solve lap2d5:8x8 --precond ilu0:foo)
+trellis_bad_input_cli(unknown_structilu_variant 1 "trellis solve: error: unknown structilu variant 'foo'"
+                      solve lap2d5:8x8 --precond structilu:foo)
+trellis_bad_input_cli(variant_on_none 1 "trellis solve: error: preconditioner 'none' takes no variant"
+                      solve lap2d5:8x8 --precond none:x)
+trellis_bad_input_cli(two_problems 1 "trellis solve: error: more than one problem given \\('lap2d5:8x8', 'lap2d5:4x4'\\)"
+                      solve lap2d5:8x8 lap2d5:4x4)
+trellis_bad_input_cli(unknown_command 2 "trellis: unknown command 'frobnicate'" frobnicate)
+trellis_bad_input_cli(info_two_problems 2 "trellis info: expected one problem, got 2 arguments"
+                      info lap2d5:4x4 lap2d5:8x8)
+trellis_bad_input_cli(unknown_form 1 "trellis solve: error: unknown BiCGSTAB form 'left' \\(accepted: right, split\\)"
+                      solve lap2d5:8x8 --form left)
+trellis_bad_input_cli(unknown_partitioner 1 "trellis solve: error: unknown partitioner 'kway'"
+                      solve lap2d5:8x8 --partitioner kway)
+trellis_bad_input_cli(block_size_9 1 "trellis solve: error: --block-size: 9 is out of range \\(1 to 8\\)"
+                      solve --kron M.mtx L.mtx A.mtx B.mtx --tau 1 --block-size 9)
+trellis_bad_input_cli(negative_tau 1 "trellis solve: error: --tau: -1 is out of range" solve lap2d5:8x8 --tau -1)
+trellis_bad_input_cli(tol_underflow 1 "trellis solve: error: --tol: '1e-400' is not a finite number"
+                      solve lap2d5:8x8 --tol 1e-400)
+trellis_bad_input_cli(kron_and_problem 1 "trellis solve: error: --kron reads the system from its four files"
+                      solve --kron M.mtx L.mtx A.mtx B.mtx --tau 1 lap2d5:8x8)
+trellis_bad_input_cli(kron_compare 1 "trellis solve: error: --compare is not available for Kronecker systems"
+                      solve kron-stokes:4x4x4 --compare)
+trellis_bad_input_cli(kron_missing_file 1 "trellis solve: error: /nonexistent/M.mtx:0: cannot open"
+                      solve --kron /nonexistent/M.mtx L.mtx A.mtx B.mtx --tau 0.1)
+trellis_bad_input_cli(kron_renumbering_stage 1 "trellis solve: error: kronecker stage preconditioner: .* renumbers the rows"
+                      solve kron-stokes:3x3x3 --precond dd)
+
+# ---- numerical extremes: not converged is exit 3 with the status named
+trellis_bad_input_cli(iteration_limit 3 "none +max-iterations +2 it" solve lap2d5:30x30 --max-iter 2 --precond none)
+trellis_bad_input_cli(zero_iterations 3 "max-iterations +0 it" solve lap2d5:8x8 --max-iter 0)
+trellis_bad_input_cli(cg_nonsymmetric 3 "none +max-iterations +1000 it"
+                      solve convdiff2d:20x20:pe=50 --solver cg --precond none)
+
+# FAILS (issue 20, defect 8, open): generator parameters that overflow are
+# accepted (pe=1e308 gives Inf coefficients and a non-finite solve, exit 3;
+# decades=400 solves a problem other than the one it names), and a grid whose
+# nnz exceeds 32-bit offsets is refused only after about a minute of building.
+trellis_bad_input_cli(spec_peclet_overflow 1 "trellis solve: error: .*pe" solve convdiff3d:4x4x4:pe=1e308)
+trellis_bad_input_cli(spec_decades_overflow 1 "trellis solve: error: .*decades" solve layered3d:4x4x4:decades=400)
+trellis_bad_input_cli(spec_nnz_beyond_offsets_fast 1 "trellis info: error: .*32-bit" info lap3d7:1290x1290x1290)
+set_tests_properties(bad_input_cli_spec_peclet_overflow bad_input_cli_spec_decades_overflow
+                     bad_input_cli_spec_nnz_beyond_offsets_fast PROPERTIES DISABLED TRUE)
+set_tests_properties(bad_input_cli_spec_nnz_beyond_offsets_fast PROPERTIES TIMEOUT 10)
