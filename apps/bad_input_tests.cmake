@@ -40,7 +40,7 @@ trellis_bad_input_cli(mtx_zero_size 1 "trellis solve: error: domain-decompositio
                       solve ${_bad_input_dir}/zero_size.mtx)
 trellis_bad_input_cli(mtx_no_entries 1 "trellis solve: error: ILU0: block row 0 has no diagonal block"
                       solve ${_bad_input_dir}/no_entries.mtx --precond ilu0)
-trellis_bad_input_cli(mtx_missing_diagonal_dd 1 "trellis solve: error: ILU0: block row 2 has no diagonal block"
+trellis_bad_input_cli(mtx_missing_diagonal_dd 1 "trellis solve: error: domain-decomposition ILU0: block row 2 has no diagonal block"
                       solve ${_bad_input_dir}/missing_diagonal.mtx)
 trellis_bad_input_cli(mtx_missing_diagonal_jacobi 1
                       "trellis solve: error: Jacobi: zero, missing or non-finite diagonal at row 2"
@@ -69,16 +69,14 @@ trellis_bad_input_cli(kron_spec_tau_zero 1 "tau = 0 must be positive and finite"
 trellis_bad_input_cli(kron_spec_not_a_number 1 "expected kron-stokes:NXxNYxNZ\\[:s=S\\]\\[:tau=T\\], got"
                       solve kron-stokes:4x4x4:s=abc)
 trellis_bad_input_cli(kron_spec_too_big 1 "more than 32-bit indices hold" solve kron-stokes:2000x2000x2000)
-# FAILS (defect): the kron-stokes parser (apps/solve_command.cpp, sscanf/stoi/stod)
-# ignores trailing characters and wraps overflowing sizes, so these solve
-# another problem with exit 0. Disabled until fixed; enable them with the fix.
+# Were a defect: the kron-stokes parser (sscanf/stoi/stod) ignored trailing
+# characters and wrapped overflowing sizes, solving another problem, exit 0.
 set(_kron_spec_defects "")
 foreach(_spec kron-stokes:4x4x4:s=2x kron-stokes:4x4x4junk kron-stokes:4x4x4:tau=0.1abc kron-stokes:4294967297x1x1)
   string(MAKE_C_IDENTIFIER "kron_spec_${_spec}" _name)
   trellis_bad_input_cli(${_name} 1 "trellis solve: error: .*${_spec}" solve ${_spec})
   list(APPEND _kron_spec_defects bad_input_cli_${_name})
 endforeach()
-set_tests_properties(${_kron_spec_defects} PROPERTIES DISABLED TRUE)
 
 # ---- command-line options
 trellis_bad_input_cli(unknown_option 1 "trellis solve: error: unknown option '--foo'" solve lap2d5:8x8 --foo)
@@ -98,8 +96,8 @@ trellis_bad_input_cli(variant_on_none 1 "trellis solve: error: preconditioner 'n
                       solve lap2d5:8x8 --precond none:x)
 trellis_bad_input_cli(two_problems 1 "trellis solve: error: more than one problem given \\('lap2d5:8x8', 'lap2d5:4x4'\\)"
                       solve lap2d5:8x8 lap2d5:4x4)
-trellis_bad_input_cli(unknown_command 2 "trellis: unknown command 'frobnicate'" frobnicate)
-trellis_bad_input_cli(info_two_problems 2 "trellis info: expected one problem, got 2 arguments"
+trellis_bad_input_cli(unknown_command 1 "trellis: error: unknown command 'frobnicate'" frobnicate)
+trellis_bad_input_cli(info_two_problems 1 "trellis info: error: expected one problem, got 2 arguments"
                       info lap2d5:4x4 lap2d5:8x8)
 trellis_bad_input_cli(unknown_form 1 "trellis solve: error: unknown BiCGSTAB form 'left' \\(accepted: right, split\\)"
                       solve lap2d5:8x8 --form left)
@@ -125,13 +123,11 @@ trellis_bad_input_cli(zero_iterations 3 "max-iterations +0 it" solve lap2d5:8x8 
 trellis_bad_input_cli(cg_nonsymmetric 3 "none +max-iterations +1000 it"
                       solve convdiff2d:20x20:pe=50 --solver cg --precond none)
 
-# FAILS (issue 20, defect 8, open): generator parameters that overflow are
-# accepted (pe=1e308 gives Inf coefficients and a non-finite solve, exit 3;
-# decades=400 solves a problem other than the one it names), and a grid whose
-# nnz exceeds 32-bit offsets is refused only after about a minute of building.
+# Issue 20, defect 8 (fixed): generator parameters that overflowed were
+# accepted (pe=1e308 gave Inf coefficients and a non-finite solve, exit 3;
+# decades=400 solved a problem other than the one it names), and a grid whose
+# nnz exceeds 32-bit offsets was refused only after about a minute of building.
 trellis_bad_input_cli(spec_peclet_overflow 1 "trellis solve: error: .*pe" solve convdiff3d:4x4x4:pe=1e308)
 trellis_bad_input_cli(spec_decades_overflow 1 "trellis solve: error: .*decades" solve layered3d:4x4x4:decades=400)
 trellis_bad_input_cli(spec_nnz_beyond_offsets_fast 1 "trellis info: error: .*32-bit" info lap3d7:1290x1290x1290)
-set_tests_properties(bad_input_cli_spec_peclet_overflow bad_input_cli_spec_decades_overflow
-                     bad_input_cli_spec_nnz_beyond_offsets_fast PROPERTIES DISABLED TRUE)
 set_tests_properties(bad_input_cli_spec_nnz_beyond_offsets_fast PROPERTIES TIMEOUT 10)

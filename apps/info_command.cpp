@@ -12,10 +12,7 @@
 namespace trellis::cli {
 
 int info_command(const std::vector<std::string>& args) {
-  if (args.size() > 1) {
-    std::fprintf(stderr, "trellis info: expected one problem, got %zu arguments\n", args.size());
-    return 2;
-  }
+  if (args.size() > 1) throw InputError("expected one problem, got " + std::to_string(args.size()) + " arguments");
   const std::string spec = args.empty() ? gallery::default_problem_spec : args[0];
   Kokkos::Timer timer;
   const gallery::Problem problem = gallery::load_problem(spec);

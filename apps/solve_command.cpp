@@ -5,12 +5,15 @@
 #include <Kokkos_Core.hpp>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "commands.hpp"
@@ -138,24 +141,43 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
 /// The system of a kron-stokes:NXxNYxNZ[:s=S][:tau=T] spec.
 KroneckerSystem kron_stokes(const std::string& spec) {
   const std::string usage = "expected kron-stokes:NXxNYxNZ[:s=S][:tau=T], got '" + spec + "'";
-  std::vector<std::string> parts;
-  for (size_t at = 0, next; at != std::string::npos; at = next == std::string::npos ? next : next + 1)
-    parts.push_back(spec.substr(at, (next = spec.find(':', at)) == std::string::npos ? next : next - at));
-  int n[3] = {0, 0, 0}, s = 2;
+  auto split = [](const std::string& t, char sep) {
+    std::vector<std::string> out;
+    for (size_t at = 0, next; at != std::string::npos; at = next == std::string::npos ? next : next + 1)
+      out.push_back(t.substr(at, (next = t.find(sep, at)) == std::string::npos ? next : next - at));
+    return out;
+  };
+  // The whole token as an int (no trailing characters, no wrap-around).
+  auto integer = [&](const std::string& t, const char* what) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+      throw InputError(usage + ": " + what + " '" + t + "' is not a whole number");
+    if (v > std::numeric_limits<int>::max()) throw InputError(usage + ": " + what + " " + t + " is too large");
+    return int(v);
+  };
+  const std::vector<std::string> parts = split(spec, ':');
+  const std::vector<std::string> sizes = parts.size() >= 2 ? split(parts[1], 'x') : std::vector<std::string>{};
+  if (sizes.size() != 3) throw InputError(usage);
+  const int nx = integer(sizes[0], "NX"), ny = integer(sizes[1], "NY"), nz = integer(sizes[2], "NZ");
+  int s = 2;
   double tau = 0.125;
-  try {
-    if (parts.size() < 2 || std::sscanf(parts[1].c_str(), "%dx%dx%d", &n[0], &n[1], &n[2]) != 3) throw InputError("");
-    for (size_t k = 2; k < parts.size(); ++k)
-      if (parts[k].rfind("s=", 0) == 0)
-        s = std::stoi(parts[k].substr(2));
-      else if (parts[k].rfind("tau=", 0) == 0)
-        tau = std::stod(parts[k].substr(4));
-      else
-        throw InputError("");
-  } catch (const std::exception&) {
-    throw InputError(usage);
-  }
-  return gallery::stokes_kronecker(n[0], n[1], n[2], s, tau);
+  for (size_t k = 2; k < parts.size(); ++k)
+    if (parts[k].rfind("s=", 0) == 0) {
+      s = integer(parts[k].substr(2), "s");
+    } else if (parts[k].rfind("tau=", 0) == 0) {
+      const std::string t = parts[k].substr(4);
+      size_t used = 0;
+      try {
+        tau = std::stod(t, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (t.empty() || used != t.size()) throw InputError(usage + ": tau '" + t + "' is not a number");
+    } else {
+      throw InputError(usage);
+    }
+  return gallery::stokes_kronecker(nx, ny, nz, s, tau);
 }
 
 /// GMRES on a Kronecker system, F = K 1, with no or a stage preconditioner.

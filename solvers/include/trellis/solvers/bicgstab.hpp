@@ -84,6 +84,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   const cvec acc_p = split ? p : phat, acc_s = split ? s : shat;
   if (split) Kokkos::deep_copy(space, d, Scalar(0));
   KrylovResult out;
+  if (detail::solved_by_zero(space, detail::norm2(space, b, comm), x, o, out)) return out;
   double ref;  // ||K1^{-1} b||
   if (split) {
     M.apply_left(space, b, s);

@@ -23,6 +23,7 @@ KrylovResult cg_solve(const typename Device::execution_space& space, const Linea
   KrylovResult out;
   const distributed::Communicator& comm = A.communicator();
   const double bnorm = detail::norm2(space, b, comm);
+  if (detail::solved_by_zero(space, bnorm, x, o, out)) return out;
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
   A.apply(space, x, r);

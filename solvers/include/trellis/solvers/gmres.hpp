@@ -34,6 +34,7 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   const distributed::Communicator& comm = A.communicator();
   KrylovResult out;
   const double bnorm = detail::norm2(space, b, comm);
+  if (detail::solved_by_zero(space, bnorm, x, o, out)) return out;
   const double stop = detail::stopping_norm(o, bnorm);
   const double scale = bnorm > 0 ? bnorm : 1;
   out.status = KrylovStatus::max_iterations;

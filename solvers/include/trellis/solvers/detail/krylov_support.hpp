@@ -51,6 +51,21 @@ void check_krylov_arguments(const char* method, const Op& A, const B& b, const X
     throw InputError(std::string(method) + ": needs max_iterations >= 0, restart >= 1, tolerances >= 0");
 }
 
+/// b = 0: x = 0 solves A x = b exactly, whatever x held (from another x an
+/// iteration only approaches it and never meets a stop of 0). Sets x = 0 and
+/// out to converged in 0 iterations; false (nothing done) when b != 0.
+template <class ExecSpace, class X>
+bool solved_by_zero(const ExecSpace& space, double b_norm, const X& x, const KrylovOptions& o, KrylovResult& out) {
+  if (b_norm != 0) return false;
+  Kokkos::deep_copy(space, x, typename X::non_const_value_type(0));
+  space.fence();
+  record_residual(out, o, 0.0);
+  out.status = KrylovStatus::converged;
+  out.iterations = 0;
+  out.true_relative_residual = 0;
+  return true;
+}
+
 /// The residual norm at which a method stops: max(rel_tol * ||ref||, abs_tol).
 inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
   return std::max(o.rel_tol * reference_norm, o.abs_tol);

@@ -100,6 +100,7 @@ double max_abs(const ExecSpace& space, const X& x,
         if (a > acc) acc = a;
       },
       Kokkos::Max<double>(m));
+  if (!(m >= 0) && !std::isnan(m)) m = 0;  // no rows here: the reducer's identity, -DBL_MAX
   comm.allreduce_max(&m, 1);
   return m;
 }
