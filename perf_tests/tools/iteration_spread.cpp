@@ -54,8 +54,8 @@ Outcome solve_once(const gallery::Problem& p, const std::string& spec) {
   const BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());
   Vector br("b_solver", n), x("x_solver", n);
   M.to_reordered(b, br);
-  const KrylovResult r = bicgstab(op, *M.preconditioner, Kokkos::View<const double*, Device>(br), x, KrylovOptions{},
-                                  BicgstabForm::right);
+  const KrylovResult r =
+      bicgstab(op, *M.preconditioner, Kokkos::View<const double*, Device>(br), x, KrylovOptions{}, BicgstabForm::right);
   return {r.iterations, r.true_relative_residual, r.converged()};
 }
 

@@ -134,7 +134,8 @@ int stress(const Settings& set) {
     std::vector<double> b(static_cast<size_t>(n));
     for (auto& v : b) v = std::uniform_real_distribution<double>(-1, 1)(rng);
     const auto bd = Kokkos::create_mirror_view_and_copy(
-        typename Device::memory_space(), Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(b.data(), b.size()));
+        typename Device::memory_space(),
+        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(b.data(), b.size()));
     for (Triangle tri : {Triangle::lower, Triangle::upper}) {
       const HostCsr& T = tri == Triangle::lower ? L : U;
       const auto want = reference::triangular_solve(T, tri, b);
