@@ -301,6 +301,25 @@ TEST(MatrixMarketReader, ValueBelowSmallestSubnormalReadsAsZero) {
   EXPECT_EQ(bits(A.values(1)), bits(-0.0));
 }
 
+// Found by fuzz_matrix_market: an exponent near the limits of long long
+// overflowed the underflow test's magnitude + exponent (undefined behaviour).
+TEST(MatrixMarketReader, ExponentAtTheLimitsOfLongLongIsOverflowOrZero) {
+  const HostCsr A = parse_matrix_market(
+      "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 -0.05e-9223372036854775808\n", "mem");
+  ASSERT_EQ(A.nnz(), 1);
+  EXPECT_EQ(bits(A.values(0)), bits(-0.0));
+  for (const char* value : {"12e9223372036854775807", "4e09223372036854775807", "-1.5e+9223372036854775807"}) {
+    try {
+      parse_matrix_market("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 " + std::string(value) + "\n",
+                          "mem");
+      ADD_FAILURE() << value << ": expected MatrixMarketError";
+    } catch (const MatrixMarketError& e) {
+      EXPECT_EQ(e.line(), 3);
+      EXPECT_NE(e.problem().find("outside the range of double"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(MatrixMarketReader, MissingFinalNewlineIsFine) {
   const HostCsr A = parse_matrix_market("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3", "mem");
   expect_matrix(A, 1, 1, {{0, 0, 3.0}});
@@ -633,6 +652,34 @@ TEST(MatrixMarketGzip, MalformedContentNamesFileAndLine) {
     EXPECT_EQ(e.line(), 4);
   }
   EXPECT_THROW(read_matrix_market(temp_path("missing.mtx.gz")), MatrixMarketError);
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+}
+
+// Found by fuzz_matrix_market_gzip: a NUL byte in a header line ended the
+// line early (gzgets' C string), and an empty line then read before the
+// string. The header of a .gz now reads as the plain file's.
+TEST(MatrixMarketGzip, NulByteInHeaderReadsAsInThePlainFile) {
+  const std::string plain = temp_path("nul.mtx");
+  write_text(plain, std::string("%%MatrixMarket matrix coordinate real general\n\0 3 3 1\n", 54));
+  const std::string gz = gzip_copy(plain);
+  std::string plain_problem, gz_problem;
+  long gz_line = 0;
+  try {
+    io::read_matrix_market_header(plain);
+  } catch (const MatrixMarketError& e) {
+    plain_problem = e.problem();
+  }
+  try {
+    io::read_matrix_market_header(gz);
+  } catch (const MatrixMarketError& e) {
+    gz_problem = e.problem();
+    gz_line = e.line();
+  }
+  EXPECT_FALSE(plain_problem.empty());
+  EXPECT_EQ(gz_problem, plain_problem);
+  EXPECT_EQ(gz_line, 2);
+  EXPECT_THROW(read_matrix_market(gz), MatrixMarketError);
   std::remove(plain.c_str());
   std::remove(gz.c_str());
 }

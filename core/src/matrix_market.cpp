@@ -154,6 +154,9 @@ bool underflows(std::string_view t) {
   long long exponent = 0;
   if (k < t.size() && to_integer(t.substr(k + 1), exponent) != Num::ok)
     exponent = t[k + 1] == '-' ? -kIndexLimit : kIndexLimit;  // exponent itself huge
+  // Past +-kIndexLimit only its sign counts; clamped, the sum cannot overflow
+  // (1e9223372036854775807 did).
+  exponent = std::clamp(exponent, -kIndexLimit, kIndexLimit);
   return magnitude + exponent < 0;
 }
 
@@ -553,14 +556,15 @@ class GzFile {
 #endif
   }
   /// The next line (with its newline) appended to `line`; false at the end.
+  /// Byte by byte: a NUL is kept (gzgets' C string would end the line at it,
+  /// and an empty line then read line.back() before the string).
   bool getline(std::string& line) {
 #if TRELLIS_ENABLE_ZLIB
-    char buf[4096];
     bool any = false;
-    while (gzgets(f_, buf, sizeof buf)) {
+    for (int c = gzgetc(f_); c != -1; c = gzgetc(f_)) {
       any = true;
-      line += buf;
-      if (!line.empty() && line.back() == '\n') return true;
+      line += char(c);
+      if (c == '\n') return true;
     }
     int err = Z_OK;
     gzerror(f_, &err);
