@@ -7,6 +7,9 @@
 #   gpus G     kron_bench and dd_mpi_bench (strong and weak) on 1..G ranks,
 #              one GPU each
 #   two-gpu-session   the runs of both, most needed first, in one device call
+#   gpus-session G    on a G-GPU machine, one GPU per rank: the distributed
+#              unit tests on 2 and G ranks, then DD strong (128^3) and weak
+#              (128x128x64 per GPU) on 1..G, then kron_bench on 1..G (2000 it)
 # Prints to stdout; each run's JSON row is appended to $OUT/runs.jsonl as it ends.
 set -u
 out="${OUT:-.}"
@@ -45,6 +48,19 @@ while [ $# -gt 0 ]; do
       run kron_np4 mpiexec -n 4 --oversubscribe ./kron_bench --iterations 1000
       run kron_s3 ./kron_bench --stages 3 --iterations 600
       shift ;;
+    gpus-session)
+      g="${2:?number of GPUs}"
+      for p in 2 "$g"; do
+        for t in test_communicator_mpi test_dd_mpi test_kronecker_mpi; do
+          echo "== unit $t on $p ranks, one GPU each"
+          timeout 120 mpiexec -n "$p" "../unit_tests/$t" --kokkos-num-devices="$g" 2>&1 | tail -4
+          echo "== unit $t np$p: exit ${PIPESTATUS[0]}"
+        done
+      done
+      for p in $(seq 1 "$g"); do run "dd_strong$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --kokkos-num-devices="$g"; done
+      for p in $(seq 1 "$g"); do run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x64 --weak --kokkos-num-devices="$g"; done
+      for p in $(seq 1 "$g"); do run "kron_gpus$p" mpiexec -n "$p" ./kron_bench --iterations 2000 --kokkos-num-devices="$g"; done
+      shift 2 ;;
     mappings)  # the lane mappings of the SpMV, one GPU (the fastest serves the solves)
       run kron_map_np1 ./kron_bench --iterations 2000 --precond ilu0
       run kron_map_s3 ./kron_bench --stages 3 --iterations 600
