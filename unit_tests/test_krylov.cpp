@@ -238,6 +238,99 @@ TYPED_TEST(KrylovOnBackend, NonsymmetricSolveMatchesDenseReference) {
   }
 }
 
+TYPED_TEST(KrylovOnBackend, ColumnDotsAndSubtractColumnsMatchTheSerialReference) {
+  // CGS2's two kernels against plain loops, on every column count up to the
+  // basis width; the results start as NaN so an unwritten one fails.
+  using Device = TypeParam;
+  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const typename Device::execution_space space;
+  const size_t n = 1237, width = 31;
+  const HostVec v = random_vector(n * width, seed), w0 = random_vector(n, seed + 1);
+  Basis V("V", n, width);
+  const auto Vh = Kokkos::create_mirror_view(V);
+  for (size_t j = 0; j < width; ++j)
+    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
+  Kokkos::deep_copy(V, Vh);
+  for (const int ncols : {1, 2, 7, 31}) {
+    SCOPED_TRACE("columns " + std::to_string(ncols));
+    const auto w = device_vector<Device>(w0);
+    const auto out = device_vector<Device>(HostVec(size_t(ncols) + 1, std::nan("")));
+    detail::column_dots(space, V, ncols, w, out.data());
+    detail::subtract_columns(space, V, ncols, static_cast<const double*>(out.data()), w,
+                             out.data() + ncols);
+    const HostVec got = host_vector(out), w_got = host_vector(w);
+    HostVec w_ref = w0;
+    double sumsq = 0;
+    for (int j = 0; j < ncols; ++j) {
+      double d = 0;
+      for (size_t r = 0; r < n; ++r) d += v[size_t(j) * n + r] * w0[r];
+      EXPECT_NEAR(got[size_t(j)], d, 1e-12 * n) << "column " << j;
+      for (size_t r = 0; r < n; ++r) w_ref[r] -= v[size_t(j) * n + r] * d;
+    }
+    for (size_t r = 0; r < n; ++r) sumsq += w_ref[r] * w_ref[r];
+    EXPECT_LT(test::relative_error(w_got, w_ref), 1e-12);
+    EXPECT_NEAR(got[size_t(ncols)], sumsq, 1e-12 * sumsq);
+  }
+  {  // the fused form: w -= V h first, then the products with the new w
+    const int ncols = 9;
+    const HostVec coefficients = random_vector(size_t(ncols), seed + 2);
+    const auto h = device_vector<Device>(coefficients);
+    const auto w = device_vector<Device>(w0);
+    const auto out = device_vector<Device>(HostVec(size_t(ncols), std::nan("")));
+    detail::column_dots(space, V, ncols, w, out.data(), distributed::Communicator(),
+                        static_cast<const double*>(h.data()));
+    HostVec w_ref = w0;
+    for (int j = 0; j < ncols; ++j)
+      for (size_t r = 0; r < n; ++r) w_ref[r] -= v[size_t(j) * n + r] * coefficients[size_t(j)];
+    EXPECT_LT(test::relative_error(host_vector(w), w_ref), 1e-12);
+    const HostVec got = host_vector(out);
+    for (int j = 0; j < ncols; ++j) {
+      double d = 0;
+      for (size_t r = 0; r < n; ++r) d += v[size_t(j) * n + r] * w_ref[r];
+      EXPECT_NEAR(got[size_t(j)], d, 1e-12 * n) << "fused, column " << j;
+    }
+  }
+  const auto w = device_vector<Device>(w0);
+  const auto out = device_vector<Device>(HostVec(40, 0.0));
+  EXPECT_THROW(detail::column_dots(space, V, 32, w, out.data()), StructureError);
+  EXPECT_THROW(detail::column_dots(space, V, 0, w, out.data()), StructureError);
+}
+
+TYPED_TEST(KrylovOnBackend, GmresOrthogonalizationsAgree) {
+  // CGS2 and MGS span the same Krylov space: the same iterations (within
+  // one, rounding) and the same solution, restarted or not, on a
+  // nonsymmetric problem; with a restart longer than the basis can stay
+  // orthogonal in one pass of classical Gram-Schmidt.
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr H = gallery::convection_diffusion2d(40, 40, 20.0);
+  const auto A = to_device<Device>(H);
+  const HostVec x_true = random_vector(H.num_rows, seed);
+  const HostVec b = multiply(H, x_true);
+  IdentityPreconditioner<double, Device> identity;
+  for (const int restart : {10, 120}) {
+    SCOPED_TRACE("restart " + std::to_string(restart));
+    KrylovOptions o;
+    o.restart = restart;
+    o.max_iterations = 5000;
+    o.rel_tol = 1e-10;
+    HostVec x_cgs2, x_mgs;
+    o.orthogonalization = GmresOrthogonalization::cgs2;
+    const KrylovResult cgs2 = run(Method::gmres, A, identity, b, x_cgs2, o, seed + 1);
+    o.orthogonalization = GmresOrthogonalization::mgs;
+    const KrylovResult mgs = run(Method::gmres, A, identity, b, x_mgs, o, seed + 1);
+    EXPECT_TRUE(cgs2.converged()) << to_string(cgs2.status);
+    EXPECT_TRUE(mgs.converged()) << to_string(mgs.status);
+    EXPECT_NEAR(cgs2.iterations, mgs.iterations, 1 + mgs.iterations / 100);
+    EXPECT_LT(cgs2.true_relative_residual, 1e-9);
+    EXPECT_LT(test::relative_error(x_cgs2, x_true), 1e-6);
+    EXPECT_LT(test::relative_error(x_cgs2, x_mgs), 1e-6);
+  }
+}
+
 TYPED_TEST(KrylovOnBackend, GaussSeidelNeedsFewerIterationsThanJacobi) {
   using Device = TypeParam;
   const auto seed = test::fresh_seed();

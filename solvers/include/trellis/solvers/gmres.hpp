@@ -1,9 +1,11 @@
 #pragma once
-// Right-preconditioned restarted GMRES(m): modified Gram-Schmidt Arnoldi on
-// A M^{-1}, Givens rotations for the least-squares problem, x += M^{-1} V y
+// Right-preconditioned restarted GMRES(m): Arnoldi on A M^{-1} with classical
+// Gram-Schmidt applied twice (default) or modified Gram-Schmidt
+// (KrylovOptions::orthogonalization), Givens rotations for the least-squares problem, x += M^{-1} V y
 // at the end of each cycle. Its residual is the true one, b - A x.
 // Distributed operators (the Kronecker operator over MPI) run the same code:
 // every inner product sums over A.communicator()'s processes.
+#include <cmath>
 #include <vector>
 
 #include "trellis/core/eti.hpp"
@@ -29,9 +31,37 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   auto column = [&](int j) { return Kokkos::subview(V, Kokkos::ALL, j); };
   const vec w(Kokkos::view_alloc(space, std::string("trellis::gmres::w")), n);
   const vec z(Kokkos::view_alloc(space, std::string("trellis::gmres::z")), n);
+  // CGS2's coefficients in device memory: pass 1 in [0, m], pass 2 in
+  // [m + 1, 2m + 1], ||w||^2 last; read by the host once per iteration.
+  const vec coef(Kokkos::view_alloc(space, std::string("trellis::gmres::coefficients")), 2 * size_t(m + 1) + 1);
+  const auto coef_host = Kokkos::create_mirror_view(coef);
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
   const distributed::Communicator& comm = A.communicator();
+  // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
+  // returns ||w|| after.
+  auto orthogonalize = [&](int k) -> double {
+    if (o.orthogonalization == GmresOrthogonalization::mgs) {
+      for (int i = 0; i <= k; ++i) {
+        h(i, k) = dot(space, w, column(i), comm);
+        axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
+      }
+      return detail::norm2(space, w, comm);
+    }
+    Scalar* const pass1 = coef.data();
+    Scalar* const pass2 = coef.data() + (m + 1);
+    Scalar* const sumsq = coef.data() + 2 * (m + 1);
+    // Three passes over V: products; update and products again; update and ||w||^2.
+    detail::column_dots(space, V, k + 1, w, pass1, comm);
+    detail::column_dots(space, V, k + 1, w, pass2, comm, static_cast<const Scalar*>(pass1));
+    detail::subtract_columns(space, V, k + 1, pass2, w, sumsq, comm);
+    Kokkos::deep_copy(space, coef_host, coef);
+    space.fence();
+    for (int i = 0; i <= k; ++i) h(i, k) = double(coef_host(i)) + double(coef_host(m + 1 + i));
+    const double ss = double(coef_host(2 * (m + 1)));
+    if (ss > 0x1p-900 && ss < 0x1p+900) return std::sqrt(ss);
+    return detail::norm2(space, w, comm);  // the scaled norm, safe from under- and overflow
+  };
   KrylovResult out;
   const double bnorm = detail::norm2(space, b, comm);
   if (detail::solved_by_zero(space, bnorm, x, o, out)) return out;
@@ -60,11 +90,7 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
     while (k < m && out.iterations < o.max_iterations) {
       M.apply(space, column(k), z);
       A.apply(space, z, w);           // w = A M^{-1} v_k
-      for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-        h(i, k) = dot(space, w, column(i), comm);
-        axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
-      }
-      h(k + 1, k) = detail::norm2(space, w, comm);
+      h(k + 1, k) = orthogonalize(k);
       for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
         const double a = h(i, k), c = h(i + 1, k);
         h(i, k) = cs[i] * a + sn[i] * c;

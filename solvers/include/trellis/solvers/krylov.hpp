@@ -10,11 +10,33 @@
 
 namespace trellis {
 
+/// How GMRES orthogonalizes each new Arnoldi vector against the basis.
+enum class GmresOrthogonalization {
+  /// Classical Gram-Schmidt applied twice: all k + 1 inner products of a pass
+  /// in one kernel and one global sum, so an iteration waits for the device
+  /// (or the other processes) once instead of k + 2 times; as accurate as
+  /// modified Gram-Schmidt (the second pass restores orthogonality).
+  cgs2,
+  /// Modified Gram-Schmidt: one inner product and one update per basis
+  /// vector, each a round trip (the textbook GMRES, seed 001's Algorithm 1).
+  mgs,
+};
+
+template <>
+struct NameTable<GmresOrthogonalization> {
+  static constexpr const char* what = "GMRES orthogonalization";
+  static constexpr NameEntry<GmresOrthogonalization> entries[] = {
+      {GmresOrthogonalization::cgs2, "cgs2"},
+      {GmresOrthogonalization::mgs, "mgs"},
+  };
+};
+
 struct KrylovOptions {
   double rel_tol = 1e-8;  // stop when ||r|| <= rel_tol * ||b|| ...
   double abs_tol = 0;     // ... or ||r|| <= abs_tol
   int max_iterations = 1000;
   int restart = 30;  // GMRES(m)
+  GmresOrthogonalization orthogonalization = GmresOrthogonalization::cgs2;  // GMRES only
   /// Called with (iteration, relative residual) each time the history grows
   /// (progress displays); empty by default.
   std::function<void(int, double)> on_iteration;

@@ -14,8 +14,8 @@
 //     product can differ from KokkosBlas's (never from run to run).
 //
 // THE REDUCTION SEAM. Every global reduction of the drivers goes through this
-// file: dot() and norm2() (values the host reads) and sums_into() (values left
-// in device memory for the next kernel). Each ends in global_sum(), the one
+// file: dot() and norm2() (values the host reads), sums_into() and
+// column_dots() (values left in device memory for the next kernel). Each ends in global_sum(), the one
 // place where a sum over this process's rows becomes a sum over all processes
 // (an MPI_Allreduce through distributed::Communicator). The drivers run on
 // one process today and pass the default, single-process Communicator, for
@@ -136,6 +136,88 @@ typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
       scaled);
   global_sum<Kokkos::HostSpace>(space, comm, &scaled, 1);
   return Scalar(std::ldexp(std::sqrt(scaled), e));
+}
+
+/// The reduction of column_dots: acc[j] += V(r, j) w(r) for j < ncols, an
+/// array of a length known at run time (a functor: lambdas cannot reduce one);
+/// with subtract_first, w(r) -= V(r, :) subtract_first first.
+template <class Basis, class W>
+struct ColumnDotsFunctor {
+  using Scalar = typename W::non_const_value_type;
+  using value_type = Scalar[];
+  using size_type = typename Basis::size_type;
+  Basis V;
+  W w;
+  const Scalar* subtract_first;
+  unsigned value_count;
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r, value_type acc) const {
+    Scalar wr = w(r);
+    if (subtract_first) {
+      for (unsigned j = 0; j < value_count; ++j) wr -= V(r, j) * subtract_first[j];
+      w(r) = wr;
+    }
+    for (unsigned j = 0; j < value_count; ++j) acc[j] += V(r, j) * wr;
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type acc) const {
+    for (unsigned j = 0; j < value_count; ++j) acc[j] = Scalar(0);
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type dst, const volatile value_type src) const {
+    for (unsigned j = 0; j < value_count; ++j) dst[j] += src[j];
+  }
+};
+
+/// dest[j] = (V(:, j), w) for j < ncols, over all processes of comm: the
+/// k + 1 inner products of classical Gram-Schmidt in one pass over V and one
+/// global sum. With subtract_first (ncols values, memory of ExecSpace's), w
+/// -= V(:, 0:ncols) subtract_first first, in the same pass (CGS2's first
+/// update fused with its second pass's products). dest is memory of
+/// ExecSpace's; on one process the call does not wait for the result.
+template <class ExecSpace, class Basis, class W>
+void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w,
+                 typename W::non_const_value_type* dest,
+                 const distributed::Communicator& comm = distributed::Communicator(),
+                 const typename W::non_const_value_type* subtract_first = nullptr) {
+  using Scalar = typename W::non_const_value_type;
+  using memory = typename ExecSpace::memory_space;
+  check_same_length("trellis::column_dots", V, w);
+  if (ncols < 1 || size_t(ncols) > V.extent(1))
+    throw StructureError("trellis::column_dots: " + std::to_string(ncols) + " columns of a basis of " +
+                         std::to_string(V.extent(1)));
+  const auto columns = Kokkos::subview(V, Kokkos::ALL, std::make_pair(0, ncols));
+  const Kokkos::View<Scalar*, memory, Kokkos::MemoryUnmanaged> result(dest, size_t(ncols));
+  Kokkos::parallel_reduce("trellis::column_dots", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
+                          ColumnDotsFunctor<decltype(columns), W>{columns, w, subtract_first, unsigned(ncols)}, result);
+  global_sum<memory>(space, comm, dest, ncols);
+}
+
+/// w -= V(:, 0:ncols) h, h[0..ncols) in memory of ExecSpace's (as
+/// column_dots leaves it), queued on space. With sumsq_dest, also
+/// sumsq_dest[0] = (w, w) of the new w over all processes, in the same pass.
+template <class ExecSpace, class Basis, class W>
+void subtract_columns(const ExecSpace& space, const Basis& V, int ncols,
+                      const typename W::non_const_value_type* h, const W& w,
+                      typename W::non_const_value_type* sumsq_dest = nullptr,
+                      const distributed::Communicator& comm = distributed::Communicator()) {
+  using Scalar = typename W::non_const_value_type;
+  check_same_length("trellis::subtract_columns", V, w);
+  if (!sumsq_dest) {
+    Kokkos::parallel_for(
+        "trellis::subtract_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)), KOKKOS_LAMBDA(size_t r) {
+          Scalar v = w(r);
+          for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
+          w(r) = v;
+        });
+    return;
+  }
+  sums_into<Scalar, 1>(
+      space, "trellis::subtract_columns_sumsq", w.extent(0), sumsq_dest,
+      KOKKOS_LAMBDA(size_t r, Scalar* acc) {
+        Scalar v = w(r);
+        for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
+        w(r) = v;
+        acc[0] += v * v;
+      },
+      comm);
 }
 
 /// KokkosBlas's classes of a coefficient: 0, -1, 1, or any other value (2).
