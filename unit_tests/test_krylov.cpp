@@ -258,8 +258,7 @@ TYPED_TEST(KrylovOnBackend, ColumnDotsAndSubtractColumnsMatchTheSerialReference)
     const auto w = device_vector<Device>(w0);
     const auto out = device_vector<Device>(HostVec(size_t(ncols) + 1, std::nan("")));
     detail::column_dots(space, V, ncols, w, out.data());
-    detail::subtract_columns(space, V, ncols, static_cast<const double*>(out.data()), w,
-                             out.data() + ncols);
+    detail::subtract_columns(space, V, ncols, static_cast<const double*>(out.data()), w, out.data() + ncols);
     const HostVec got = host_vector(out), w_got = host_vector(w);
     HostVec w_ref = w0;
     double sumsq = 0;

@@ -89,7 +89,7 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
     int k = 0;  // columns of V in this cycle's solution
     while (k < m && out.iterations < o.max_iterations) {
       M.apply(space, column(k), z);
-      A.apply(space, z, w);           // w = A M^{-1} v_k
+      A.apply(space, z, w);  // w = A M^{-1} v_k
       h(k + 1, k) = orthogonalize(k);
       for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
         const double a = h(i, k), c = h(i + 1, k);

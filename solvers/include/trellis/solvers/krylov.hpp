@@ -35,7 +35,7 @@ struct KrylovOptions {
   double rel_tol = 1e-8;  // stop when ||r|| <= rel_tol * ||b|| ...
   double abs_tol = 0;     // ... or ||r|| <= abs_tol
   int max_iterations = 1000;
-  int restart = 30;  // GMRES(m)
+  int restart = 30;                                                         // GMRES(m)
   GmresOrthogonalization orthogonalization = GmresOrthogonalization::cgs2;  // GMRES only
   /// Called with (iteration, relative residual) each time the history grows
   /// (progress displays); empty by default.

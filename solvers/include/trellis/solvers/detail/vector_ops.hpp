@@ -173,8 +173,7 @@ struct ColumnDotsFunctor {
 /// update fused with its second pass's products). dest is memory of
 /// ExecSpace's; on one process the call does not wait for the result.
 template <class ExecSpace, class Basis, class W>
-void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w,
-                 typename W::non_const_value_type* dest,
+void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, typename W::non_const_value_type* dest,
                  const distributed::Communicator& comm = distributed::Communicator(),
                  const typename W::non_const_value_type* subtract_first = nullptr) {
   using Scalar = typename W::non_const_value_type;
@@ -194,9 +193,8 @@ void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w,
 /// column_dots leaves it), queued on space. With sumsq_dest, also
 /// sumsq_dest[0] = (w, w) of the new w over all processes, in the same pass.
 template <class ExecSpace, class Basis, class W>
-void subtract_columns(const ExecSpace& space, const Basis& V, int ncols,
-                      const typename W::non_const_value_type* h, const W& w,
-                      typename W::non_const_value_type* sumsq_dest = nullptr,
+void subtract_columns(const ExecSpace& space, const Basis& V, int ncols, const typename W::non_const_value_type* h,
+                      const W& w, typename W::non_const_value_type* sumsq_dest = nullptr,
                       const distributed::Communicator& comm = distributed::Communicator()) {
   using Scalar = typename W::non_const_value_type;
   check_same_length("trellis::subtract_columns", V, w);
@@ -211,7 +209,7 @@ void subtract_columns(const ExecSpace& space, const Basis& V, int ncols,
   }
   sums_into<Scalar, 1>(
       space, "trellis::subtract_columns_sumsq", w.extent(0), sumsq_dest,
-      KOKKOS_LAMBDA(size_t r, Scalar* acc) {
+      KOKKOS_LAMBDA(size_t r, Scalar * acc) {
         Scalar v = w(r);
         for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
         w(r) = v;
