@@ -31,9 +31,10 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   auto column = [&](int j) { return Kokkos::subview(V, Kokkos::ALL, j); };
   const vec w(Kokkos::view_alloc(space, std::string("trellis::gmres::w")), n);
   const vec z(Kokkos::view_alloc(space, std::string("trellis::gmres::z")), n);
-  // CGS2's coefficients in device memory: pass 1 in [0, m], pass 2 in
-  // [m + 1, 2m + 1], ||w||^2 last; read by the host once per iteration.
-  const vec coef(Kokkos::view_alloc(space, std::string("trellis::gmres::coefficients")), 2 * size_t(m + 1) + 1);
+  // CGS2's coefficients in device memory: pass 1 from 0, pass 2 from room,
+  // ||w||^2 at 2 room; read by the host once per iteration.
+  const int room = detail::column_dots_room(m + 1);
+  const vec coef(Kokkos::view_alloc(space, std::string("trellis::gmres::coefficients")), 2 * size_t(room) + 1);
   const auto coef_host = Kokkos::create_mirror_view(coef);
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
@@ -49,16 +50,16 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
       return detail::norm2(space, w, comm);
     }
     Scalar* const pass1 = coef.data();
-    Scalar* const pass2 = coef.data() + (m + 1);
-    Scalar* const sumsq = coef.data() + 2 * (m + 1);
+    Scalar* const pass2 = coef.data() + room;
+    Scalar* const sumsq = coef.data() + 2 * room;
     // Three passes over V: products; update and products again; update and ||w||^2.
     detail::column_dots(space, V, k + 1, w, pass1, comm);
     detail::column_dots(space, V, k + 1, w, pass2, comm, static_cast<const Scalar*>(pass1));
     detail::subtract_columns(space, V, k + 1, pass2, w, sumsq, comm);
     Kokkos::deep_copy(space, coef_host, coef);
     space.fence();
-    for (int i = 0; i <= k; ++i) h(i, k) = double(coef_host(i)) + double(coef_host(m + 1 + i));
-    const double ss = double(coef_host(2 * (m + 1)));
+    for (int i = 0; i <= k; ++i) h(i, k) = double(coef_host(i)) + double(coef_host(room + i));
+    const double ss = double(coef_host(2 * room));
     if (ss > 0x1p-900 && ss < 0x1p+900) return std::sqrt(ss);
     return detail::norm2(space, w, comm);  // the scaled norm, safe from under- and overflow
   };

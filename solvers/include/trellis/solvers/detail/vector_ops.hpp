@@ -138,54 +138,43 @@ typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
   return Scalar(std::ldexp(std::sqrt(scaled), e));
 }
 
-/// The reduction of column_dots: acc[j] += V(r, j) w(r) for j < ncols, an
-/// array of a length known at run time (a functor: lambdas cannot reduce one);
-/// with subtract_first, w(r) -= V(r, :) subtract_first first.
-template <class Basis, class W>
-struct ColumnDotsFunctor {
-  using Scalar = typename W::non_const_value_type;
-  using value_type = Scalar[];
-  using size_type = typename Basis::size_type;
-  Basis V;
-  W w;
-  const Scalar* subtract_first;
-  unsigned value_count;
-  KOKKOS_INLINE_FUNCTION void operator()(size_t r, value_type acc) const {
-    Scalar wr = w(r);
-    if (subtract_first) {
-      for (unsigned j = 0; j < value_count; ++j) wr -= V(r, j) * subtract_first[j];
-      w(r) = wr;
-    }
-    for (unsigned j = 0; j < value_count; ++j) acc[j] += V(r, j) * wr;
-  }
-  KOKKOS_INLINE_FUNCTION void init(value_type acc) const {
-    for (unsigned j = 0; j < value_count; ++j) acc[j] = Scalar(0);
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type dst, const volatile value_type src) const {
-    for (unsigned j = 0; j < value_count; ++j) dst[j] += src[j];
-  }
-};
+/// column_dots reduces 8 columns per kernel, each thread's 8 sums in
+/// registers (SumArray); dest needs room for ncols rounded up to a multiple
+/// of 8 (the last kernel writes zeros past ncols).
+inline int column_dots_room(int ncols) { return (ncols + 7) / 8 * 8; }
 
 /// dest[j] = (V(:, j), w) for j < ncols, over all processes of comm: the
-/// k + 1 inner products of classical Gram-Schmidt in one pass over V and one
-/// global sum. With subtract_first (ncols values, memory of ExecSpace's), w
-/// -= V(:, 0:ncols) subtract_first first, in the same pass (CGS2's first
-/// update fused with its second pass's products). dest is memory of
-/// ExecSpace's; on one process the call does not wait for the result.
+/// k + 1 inner products of classical Gram-Schmidt in one pass over V (w read
+/// once per 8 columns) and one global sum. With subtract_first (ncols
+/// values, memory of ExecSpace's), w -= V(:, 0:ncols) subtract_first first,
+/// in the same pass (CGS2's first update fused with its second pass's
+/// products). dest is memory of ExecSpace's, column_dots_room(ncols) long;
+/// on one process the call does not wait for the result.
 template <class ExecSpace, class Basis, class W>
 void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, typename W::non_const_value_type* dest,
                  const distributed::Communicator& comm = distributed::Communicator(),
                  const typename W::non_const_value_type* subtract_first = nullptr) {
   using Scalar = typename W::non_const_value_type;
   using memory = typename ExecSpace::memory_space;
+  constexpr int chunk = 8;
   check_same_length("trellis::column_dots", V, w);
   if (ncols < 1 || size_t(ncols) > V.extent(1))
     throw StructureError("trellis::column_dots: " + std::to_string(ncols) + " columns of a basis of " +
                          std::to_string(V.extent(1)));
-  const auto columns = Kokkos::subview(V, Kokkos::ALL, std::make_pair(0, ncols));
-  const Kokkos::View<Scalar*, memory, Kokkos::MemoryUnmanaged> result(dest, size_t(ncols));
-  Kokkos::parallel_reduce("trellis::column_dots", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
-                          ColumnDotsFunctor<decltype(columns), W>{columns, w, subtract_first, unsigned(ncols)}, result);
+  for (int first = 0; first < ncols; first += chunk) {
+    const int count = ncols - first < chunk ? ncols - first : chunk;
+    const Scalar* const subtract = first == 0 ? subtract_first : nullptr;  // the later chunks see the new w
+    sums_into<Scalar, chunk>(
+        space, "trellis::column_dots", w.extent(0), dest + first, KOKKOS_LAMBDA(size_t r, Scalar * acc) {
+          Scalar wr = w(r);
+          if (subtract) {
+            for (int j = 0; j < ncols; ++j) wr -= V(r, j) * subtract[j];
+            w(r) = wr;
+          }
+          for (int j = 0; j < chunk; ++j)
+            if (j < count) acc[j] += V(r, first + j) * wr;
+        });
+  }
   global_sum<memory>(space, comm, dest, ncols);
 }
 
