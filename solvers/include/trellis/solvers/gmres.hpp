@@ -1,10 +1,10 @@
 #pragma once
 // Right-preconditioned restarted GMRES(m): Arnoldi on A M^{-1} with classical
-// Gram-Schmidt applied twice (default) or modified Gram-Schmidt
-// (KrylovOptions::orthogonalization), Givens rotations for the least-squares problem, x += M^{-1} V y
-// at the end of each cycle. Its residual is the true one, b - A x.
-// Distributed operators (the Kronecker operator over MPI) run the same code:
-// every inner product sums over A.communicator()'s processes.
+// Gram-Schmidt applied twice or modified Gram-Schmidt
+// (KrylovOptions::orthogonalization; by default CGS2 over MPI, MGS on one process), Givens rotations for the
+// least-squares problem, x += M^{-1} V y at the end of each cycle. Its residual is the true one, b - A x. Distributed
+// operators (the Kronecker operator over MPI) run the same code: every inner product sums over A.communicator()'s
+// processes.
 #include <cmath>
 #include <vector>
 
@@ -41,8 +41,10 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   const distributed::Communicator& comm = A.communicator();
   // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
   // returns ||w|| after.
+  const bool cgs2 = o.orthogonalization == GmresOrthogonalization::cgs2 ||
+                    (o.orthogonalization == GmresOrthogonalization::automatic && !comm.single_process());
   auto orthogonalize = [&](int k) -> double {
-    if (o.orthogonalization == GmresOrthogonalization::mgs) {
+    if (!cgs2) {
       for (int i = 0; i <= k; ++i) {
         h(i, k) = dot(space, w, column(i), comm);
         axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);

@@ -138,9 +138,55 @@ typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
   return Scalar(std::ldexp(std::sqrt(scaled), e));
 }
 
-/// column_dots reduces 8 columns per kernel, each thread's 8 sums in
-/// registers (SumArray); dest needs room for ncols rounded up to a multiple
-/// of 8 (the last kernel writes zeros past ncols).
+// CGS2's kernels are named functors, not lambdas: they are instantiated both
+// in the library's compiled drivers and in callers (the tests), and nvcc's
+// host-device lambdas are not safe to instantiate in several translation
+// units (a GMRES on Serial in a CUDA build jumped to address 0 with them).
+
+/// Products of 8 columns of V with w (SumArray: each thread's 8 sums in
+/// registers), w -= V(:, 0:ncols) subtract first when subtract is set.
+template <class Basis, class W>
+struct ColumnDotsChunk {
+  using Scalar = typename W::non_const_value_type;
+  static constexpr int width = 8;
+  Basis V;
+  W w;
+  const Scalar* subtract;
+  int ncols, first, count;
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r, SumArray<Scalar, width>& acc) const {
+    Scalar wr = w(r);
+    if (subtract) {
+      for (int j = 0; j < ncols; ++j) wr -= V(r, j) * subtract[j];
+      w(r) = wr;
+    }
+    for (int j = 0; j < width; ++j)
+      if (j < count) acc.v[j] += V(r, first + j) * wr;
+  }
+};
+
+/// w -= V(:, 0:ncols) h, row by row; as a reduction, also the new (w, w).
+template <class Basis, class W>
+struct SubtractColumns {
+  using Scalar = typename W::non_const_value_type;
+  Basis V;
+  W w;
+  const Scalar* h;
+  int ncols;
+  KOKKOS_INLINE_FUNCTION Scalar row(size_t r) const {
+    Scalar v = w(r);
+    for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
+    w(r) = v;
+    return v;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r) const { row(r); }
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r, Scalar& sumsq) const {
+    const Scalar v = row(r);
+    sumsq += v * v;
+  }
+};
+
+/// column_dots reduces 8 columns per kernel; dest needs room for ncols
+/// rounded up to a multiple of 8 (the last kernel writes zeros past ncols).
 inline int column_dots_room(int ncols) { return (ncols + 7) / 8 * 8; }
 
 /// dest[j] = (V(:, j), w) for j < ncols, over all processes of comm: the
@@ -156,24 +202,19 @@ void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
                  const typename W::non_const_value_type* subtract_first = nullptr) {
   using Scalar = typename W::non_const_value_type;
   using memory = typename ExecSpace::memory_space;
-  constexpr int chunk = 8;
+  using Chunk = ColumnDotsChunk<Basis, W>;
+  using Sums = SumArray<Scalar, Chunk::width>;
   check_same_length("trellis::column_dots", V, w);
   if (ncols < 1 || size_t(ncols) > V.extent(1))
     throw StructureError("trellis::column_dots: " + std::to_string(ncols) + " columns of a basis of " +
                          std::to_string(V.extent(1)));
-  for (int first = 0; first < ncols; first += chunk) {
-    const int count = ncols - first < chunk ? ncols - first : chunk;
+  for (int first = 0; first < ncols; first += Chunk::width) {
+    const int count = ncols - first < Chunk::width ? ncols - first : Chunk::width;
     const Scalar* const subtract = first == 0 ? subtract_first : nullptr;  // the later chunks see the new w
-    sums_into<Scalar, chunk>(
-        space, "trellis::column_dots", w.extent(0), dest + first, KOKKOS_LAMBDA(size_t r, Scalar * acc) {
-          Scalar wr = w(r);
-          if (subtract) {
-            for (int j = 0; j < ncols; ++j) wr -= V(r, j) * subtract[j];
-            w(r) = wr;
-          }
-          for (int j = 0; j < chunk; ++j)
-            if (j < count) acc[j] += V(r, first + j) * wr;
-        });
+    const Kokkos::View<Sums, memory, Kokkos::MemoryUnmanaged> result(reinterpret_cast<Sums*>(dest + first));
+    Kokkos::parallel_reduce("trellis::column_dots", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
+                            Chunk{V, w, subtract, ncols, first, count},
+                            Kokkos::Sum<Sums, memory>(result));  // into a View: no fence
   }
   global_sum<memory>(space, comm, dest, ncols);
 }
@@ -186,25 +227,17 @@ void subtract_columns(const ExecSpace& space, const Basis& V, int ncols, const t
                       const W& w, typename W::non_const_value_type* sumsq_dest = nullptr,
                       const distributed::Communicator& comm = distributed::Communicator()) {
   using Scalar = typename W::non_const_value_type;
+  using memory = typename ExecSpace::memory_space;
   check_same_length("trellis::subtract_columns", V, w);
+  const SubtractColumns<Basis, W> functor{V, w, h, ncols};
+  const Kokkos::RangePolicy<ExecSpace> rows(space, 0, w.extent(0));
   if (!sumsq_dest) {
-    Kokkos::parallel_for(
-        "trellis::subtract_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)), KOKKOS_LAMBDA(size_t r) {
-          Scalar v = w(r);
-          for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
-          w(r) = v;
-        });
+    Kokkos::parallel_for("trellis::subtract_columns", rows, functor);
     return;
   }
-  sums_into<Scalar, 1>(
-      space, "trellis::subtract_columns_sumsq", w.extent(0), sumsq_dest,
-      KOKKOS_LAMBDA(size_t r, Scalar * acc) {
-        Scalar v = w(r);
-        for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
-        w(r) = v;
-        acc[0] += v * v;
-      },
-      comm);
+  const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(sumsq_dest);
+  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", rows, functor, Kokkos::Sum<Scalar, memory>(result));
+  global_sum<memory>(space, comm, sumsq_dest, 1);
 }
 
 /// KokkosBlas's classes of a coefficient: 0, -1, 1, or any other value (2).
