@@ -101,6 +101,9 @@ trellis_bad_input_cli(info_two_problems 1 "trellis info: error: expected one pro
                       info lap2d5:4x4 lap2d5:8x8)
 trellis_bad_input_cli(unknown_form 1 "trellis solve: error: unknown BiCGSTAB form 'left' \\(accepted: right, split\\)"
                       solve lap2d5:8x8 --form left)
+trellis_bad_input_cli(unknown_orthogonalization 1
+                      "trellis solve: error: unknown GMRES orthogonalization 'gs' \\(accepted: automatic, cgs2, mgs\\)"
+                      solve lap2d5:8x8 --solver gmres --orthogonalization gs)
 trellis_bad_input_cli(unknown_partitioner 1 "trellis solve: error: unknown partitioner 'kway'"
                       solve lap2d5:8x8 --partitioner kway)
 trellis_bad_input_cli(block_size_9 1 "trellis solve: error: --block-size: 9 is out of range \\(1 to 8\\)"

@@ -17,6 +17,9 @@ const std::string solve_usage =
     "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
     "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
+    "  --orthogonalization " +
+    names<GmresOrthogonalization>("|") +
+    "  GMRES's Gram-Schmidt (default automatic: cgs2 over MPI, else mgs)\n"
     "  --subdomain-rows N  --partitioner " +
     names<Partitioner>("|") +
     "  --pivot-boost B\n"
@@ -75,6 +78,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.krylov.max_iterations = whole(value(), 0, 1e9, "0 to 10^9");
     else if (k == "--restart")
       a.krylov.restart = whole(value(), 1, 1000, "1 to 1000 vectors");
+    else if (k == "--orthogonalization")
+      a.krylov.orthogonalization = parse<GmresOrthogonalization>(value());
     else if (k == "--subdomain-rows")
       a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
     else if (k == "--partitioner")

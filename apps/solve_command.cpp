@@ -190,8 +190,8 @@ int kronecker_solve(const SolveArgs& a) {
   std::printf("problem: %s\n  N = %d rows x s = %d stages = %d unknowns, block size %d, %s\n", sys.description.c_str(),
               sys.space_rows(), sys.stages, K.num_rows(), sys.M.block_size,
               K.shared_pattern() ? "M and L on one pattern (one pass)" : "M and L on different patterns");
-  std::printf("solver: gmres(%d), tolerance %.1e, backend %s\n", a.krylov.restart, a.krylov.rel_tol,
-              Kokkos::DefaultExecutionSpace::name());
+  std::printf("solver: gmres(%d, %s), tolerance %.1e, backend %s\n", a.krylov.restart,
+              to_string(a.krylov.orthogonalization), a.krylov.rel_tol, Kokkos::DefaultExecutionSpace::name());
   Vector ones("ones", size_t(K.num_rows())), b("b", size_t(K.num_rows())), x("x", size_t(K.num_rows()));
   Kokkos::deep_copy(ones, 1.0);
   K.apply(ones, b);
