@@ -9,19 +9,7 @@
 # (cmake/scripts/quickstart.sh) never picks Trilinos up.
 include_guard(GLOBAL)
 
-# Trilinos 13.2's TriBITS Kokkos config makes Kokkos::kokkos with a wrong
-# include directory (Debian: /usr/lib/include; the headers are in
-# <prefix>/include/trilinos) and no Kokkos::kokkoskernels: give both what
-# Trellis's own targets expect.
-if(TARGET trilinos_kokkoscore)
-  set_property(TARGET Kokkos::kokkos PROPERTY INTERFACE_INCLUDE_DIRECTORIES ${Kokkos_INCLUDE_DIRS})
-  if(NOT TARGET Kokkos::kokkoskernels AND TARGET trilinos_kokkoskernels)
-    add_library(Kokkos::kokkoskernels INTERFACE IMPORTED)
-    set_target_properties(Kokkos::kokkoskernels PROPERTIES
-      INTERFACE_LINK_LIBRARIES trilinos_kokkoskernels
-      INTERFACE_INCLUDE_DIRECTORIES "${KokkosKernels_INCLUDE_DIRS}")
-  endif()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/TrellisTrilinosKokkos.cmake)
 
 set(_trellis_trilinos_default OFF)
 if(TARGET trilinos_kokkoscore AND NOT DEFINED TRELLIS_ENABLE_TRILINOS)

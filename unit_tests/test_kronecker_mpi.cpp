@@ -133,6 +133,16 @@ TEST(KroneckerMpi, GmresMatchesADenseSolveAndOneProcess) {
   Kokkos::View<double*, Device> x1("x1", b.size());
   const auto r1 = gmres<double, Device>(K1, none, b1, x1, o);
   EXPECT_NEAR(r.iterations, r1.iterations, 1) << "distributed " << r.iterations << ", one process " << r1.iterations;
+  for (const auto orthogonalization : {GmresOrthogonalization::mgs, GmresOrthogonalization::cgs2}) {
+    SCOPED_TRACE(to_string(orthogonalization));  // each Gram-Schmidt over MPI (automatic picks cgs2 here)
+    KrylovOptions oo = o;
+    oo.orthogonalization = orthogonalization;
+    Kokkos::View<double*, Device> xo("xo", bd.extent(0));
+    const auto ro = gmres<double, Device>(K, none, bd, xo, oo);
+    EXPECT_TRUE(ro.converged());
+    EXPECT_LT(test::relative_error(test::host_vector(xo), x_ref), 1e-8);
+    EXPECT_NEAR(ro.iterations, r1.iterations, 1);
+  }
 
   // The stage preconditioner, block Jacobi across ranks: converges, and to the same x.
   const KroneckerStagePreconditioner P(sh.local, sh.first, "ilu0");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs Trellis from a configured build tree into a fresh prefix, then builds
 # and runs cmake/consumer_test against the installed package with
-# find_package(Trellis): proof that the exported CMake package works.
+# find_package(Trellis): proof that the exported CMake package works (and,
+# for a Trellis built inside Trilinos, that Trellis::trilinos does).
 #
 #   check_consumer.sh BUILD_DIR CXX_COMPILER KOKKOS_PREFIX [MORE_PREFIXES...]
 set -euo pipefail
@@ -16,3 +17,6 @@ cmake -S "$repo/cmake/consumer_test" -B "$build/consumer" -DCMAKE_BUILD_TYPE=Rel
   ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix;$kokkos" >/dev/null
 cmake --build "$build/consumer" -j "${TRELLIS_JOBS:-$(nproc)}" >/dev/null
 "$build/consumer/consumer"
+if [ -x "$build/consumer/consumer_tpetra" ]; then
+  (cd "$build/consumer" && ctest -R consumer_tpetra --output-on-failure)
+fi

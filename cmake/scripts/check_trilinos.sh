@@ -9,7 +9,10 @@
 #     test and the Belos example (no unit tests, benchmarks or CLI);
 #  3. runs ctest -L trilinos (the example on 1 and 2 ranks with the ILU(0)
 #     agreement check, the adapter's checks) and prints the example's output
-#     on two real matrices.
+#     on two real matrices;
+#  4. installs that Trellis into a fresh prefix and builds cmake/consumer_test
+#     on it (check_consumer.sh): find_package(Trellis), Trellis::trellis and
+#     Trellis::trilinos (the adapter's test, run on 2 ranks).
 #
 # Environment: TRELLIS_TRILINOS_BUILD_DIR (default <repo>/build/trilinos),
 # TRELLIS_JOBS (default nproc), TRELLIS_MATRICES (default <repo>/../shared/matrices).
@@ -67,4 +70,6 @@ for m in Laplace3D10 BentPipe2D100; do
     mpiexec -n $ranks --oversubscribe "$build/apps/trilinos_belos/trellis_belos" "$matrices/$m.mtx"
   done
 done
+log "installed package: find_package(Trellis) and Trellis::trilinos from a consumer"
+bash "$repo/cmake/scripts/check_consumer.sh" "$build" "" /usr
 log "done ($((SECONDS - start)) s)"

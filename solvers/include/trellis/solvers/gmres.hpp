@@ -39,10 +39,10 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
   const distributed::Communicator& comm = A.communicator();
-  // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
-  // returns ||w|| after.
   const bool cgs2 = o.orthogonalization == GmresOrthogonalization::cgs2 ||
                     (o.orthogonalization == GmresOrthogonalization::automatic && !comm.single_process());
+  // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
+  // returns ||w|| after.
   auto orthogonalize = [&](int k) -> double {
     if (!cgs2) {
       for (int i = 0; i <= k; ++i) {
