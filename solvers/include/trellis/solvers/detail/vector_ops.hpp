@@ -164,7 +164,7 @@ struct ColumnDotsChunk {
   }
 };
 
-/// w -= V(:, 0:ncols) h, row by row; as a reduction, also the new (w, w).
+/// w -= V(:, 0:ncols) h, row by row.
 template <class Basis, class W>
 struct SubtractColumns {
   using Scalar = typename W::non_const_value_type;
@@ -179,8 +179,16 @@ struct SubtractColumns {
     return v;
   }
   KOKKOS_INLINE_FUNCTION void operator()(size_t r) const { row(r); }
+};
+
+/// The same, summing the new (w, w) (a functor of its own: one operator()
+/// each, as Kokkos's HIP backend needs to deduce the reduction type).
+template <class Basis, class W>
+struct SubtractColumnsSumsq {
+  using Scalar = typename W::non_const_value_type;
+  SubtractColumns<Basis, W> subtract;
   KOKKOS_INLINE_FUNCTION void operator()(size_t r, Scalar& sumsq) const {
-    const Scalar v = row(r);
+    const Scalar v = subtract.row(r);
     sumsq += v * v;
   }
 };
@@ -236,7 +244,8 @@ void subtract_columns(const ExecSpace& space, const Basis& V, int ncols, const t
     return;
   }
   const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(sumsq_dest);
-  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", rows, functor, Kokkos::Sum<Scalar, memory>(result));
+  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", rows, SubtractColumnsSumsq<Basis, W>{functor},
+                          Kokkos::Sum<Scalar, memory>(result));
   global_sum<memory>(space, comm, sumsq_dest, 1);
 }
 
