@@ -232,8 +232,9 @@ int run(int argc, char** argv) {
   if (root) std::printf("  M and L in two passes: apply %.3f ms\n", two_ms);
   const KroneckerOperator<double, Device> Kb(comm, local, offsets, chosen);
   const Breakdown ours = measure(comm, Kb, a, b, GmresOrthogonalization::automatic);
-  const auto picked = comm.size() > 1 ? GmresOrthogonalization::cgs2 : GmresOrthogonalization::mgs;  // automatic's
-  const auto other = comm.size() > 1 ? GmresOrthogonalization::mgs : GmresOrthogonalization::cgs2;
+  const auto picked = resolved_orthogonalization(GmresOrthogonalization::automatic, comm);
+  const auto other =
+      picked == GmresOrthogonalization::cgs2 ? GmresOrthogonalization::mgs : GmresOrthogonalization::cgs2;
   row.set("orthogonalization", to_string(picked));
   const double gflops = total_flops / (ours.apply_ms * 1e-3) / 1e9;
   const double GBs = max_over_ranks(comm, bytes) / (ours.apply_ms * 1e-3) / 1e9;

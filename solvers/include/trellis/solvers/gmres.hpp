@@ -14,6 +14,14 @@
 
 namespace trellis {
 
+/// The Gram-Schmidt GMRES runs with `requested` on an operator over comm
+/// (automatic resolved: cgs2 over several processes, mgs on one).
+inline GmresOrthogonalization resolved_orthogonalization(GmresOrthogonalization requested,
+                                                         const distributed::Communicator& comm) {
+  if (requested != GmresOrthogonalization::automatic) return requested;
+  return comm.single_process() ? GmresOrthogonalization::mgs : GmresOrthogonalization::cgs2;
+}
+
 namespace detail {
 /// The iteration itself (the public gmres balances b first).
 template <class Scalar, class Device>
@@ -39,8 +47,7 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
   const distributed::Communicator& comm = A.communicator();
-  const bool cgs2 = o.orthogonalization == GmresOrthogonalization::cgs2 ||
-                    (o.orthogonalization == GmresOrthogonalization::automatic && !comm.single_process());
+  const bool cgs2 = resolved_orthogonalization(o.orthogonalization, comm) == GmresOrthogonalization::cgs2;
   // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
   // returns ||w|| after.
   auto orthogonalize = [&](int k) -> double {

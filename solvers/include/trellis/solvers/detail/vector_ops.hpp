@@ -143,6 +143,17 @@ typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
 // host-device lambdas are not safe to instantiate in several translation
 // units (a GMRES on Serial in a CUDA build jumped to address 0 with them).
 
+/// w(r) -= V(r, 0:ncols) h; returns the new w(r).
+template <class Basis, class W>
+KOKKOS_INLINE_FUNCTION typename W::non_const_value_type subtract_row(const Basis& V, const W& w, size_t r,
+                                                                     const typename W::non_const_value_type* h,
+                                                                     int ncols) {
+  auto v = w(r);
+  for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
+  w(r) = v;
+  return v;
+}
+
 /// Products of 8 columns of V with w (SumArray: each thread's 8 sums in
 /// registers), w -= V(:, 0:ncols) subtract first when subtract is set.
 template <class Basis, class W>
@@ -154,41 +165,22 @@ struct ColumnDotsChunk {
   const Scalar* subtract;
   int ncols, first, count;
   KOKKOS_INLINE_FUNCTION void operator()(size_t r, SumArray<Scalar, width>& acc) const {
-    Scalar wr = w(r);
-    if (subtract) {
-      for (int j = 0; j < ncols; ++j) wr -= V(r, j) * subtract[j];
-      w(r) = wr;
-    }
+    const Scalar wr = subtract ? subtract_row(V, w, r, subtract, ncols) : w(r);
     for (int j = 0; j < width; ++j)
       if (j < count) acc.v[j] += V(r, first + j) * wr;
   }
 };
 
-/// w -= V(:, 0:ncols) h, row by row.
+/// w -= V(:, 0:ncols) h, row by row, summing the new (w, w).
 template <class Basis, class W>
-struct SubtractColumns {
+struct SubtractColumnsSumsq {
   using Scalar = typename W::non_const_value_type;
   Basis V;
   W w;
   const Scalar* h;
   int ncols;
-  KOKKOS_INLINE_FUNCTION Scalar row(size_t r) const {
-    Scalar v = w(r);
-    for (int j = 0; j < ncols; ++j) v -= V(r, j) * h[j];
-    w(r) = v;
-    return v;
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(size_t r) const { row(r); }
-};
-
-/// The same, summing the new (w, w) (a functor of its own: one operator()
-/// each, as Kokkos's HIP backend needs to deduce the reduction type).
-template <class Basis, class W>
-struct SubtractColumnsSumsq {
-  using Scalar = typename W::non_const_value_type;
-  SubtractColumns<Basis, W> subtract;
   KOKKOS_INLINE_FUNCTION void operator()(size_t r, Scalar& sumsq) const {
-    const Scalar v = subtract.row(r);
+    const Scalar v = subtract_row(V, w, r, h, ncols);
     sumsq += v * v;
   }
 };
@@ -228,24 +220,18 @@ void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
 }
 
 /// w -= V(:, 0:ncols) h, h[0..ncols) in memory of ExecSpace's (as
-/// column_dots leaves it), queued on space. With sumsq_dest, also
-/// sumsq_dest[0] = (w, w) of the new w over all processes, in the same pass.
+/// column_dots leaves it), and sumsq_dest[0] = (w, w) of the new w over all
+/// processes, in the same pass, queued on space.
 template <class ExecSpace, class Basis, class W>
 void subtract_columns(const ExecSpace& space, const Basis& V, int ncols, const typename W::non_const_value_type* h,
-                      const W& w, typename W::non_const_value_type* sumsq_dest = nullptr,
+                      const W& w, typename W::non_const_value_type* sumsq_dest,
                       const distributed::Communicator& comm = distributed::Communicator()) {
   using Scalar = typename W::non_const_value_type;
   using memory = typename ExecSpace::memory_space;
   check_same_length("trellis::subtract_columns", V, w);
-  const SubtractColumns<Basis, W> functor{V, w, h, ncols};
-  const Kokkos::RangePolicy<ExecSpace> rows(space, 0, w.extent(0));
-  if (!sumsq_dest) {
-    Kokkos::parallel_for("trellis::subtract_columns", rows, functor);
-    return;
-  }
   const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(sumsq_dest);
-  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", rows, SubtractColumnsSumsq<Basis, W>{functor},
-                          Kokkos::Sum<Scalar, memory>(result));
+  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
+                          SubtractColumnsSumsq<Basis, W>{V, w, h, ncols}, Kokkos::Sum<Scalar, memory>(result));
   global_sum<memory>(space, comm, sumsq_dest, 1);
 }
 
