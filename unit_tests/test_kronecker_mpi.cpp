@@ -133,7 +133,8 @@ TEST(KroneckerMpi, GmresMatchesADenseSolveAndOneProcess) {
   Kokkos::View<double*, Device> x1("x1", b.size());
   const auto r1 = gmres<double, Device>(K1, none, b1, x1, o);
   EXPECT_NEAR(r.iterations, r1.iterations, 1) << "distributed " << r.iterations << ", one process " << r1.iterations;
-  for (const auto orthogonalization : {GmresOrthogonalization::mgs, GmresOrthogonalization::cgs2}) {
+  for (const auto orthogonalization :
+       {GmresOrthogonalization::mgs, GmresOrthogonalization::mgs_blas, GmresOrthogonalization::cgs2}) {
     SCOPED_TRACE(to_string(orthogonalization));  // each Gram-Schmidt over MPI (automatic picks cgs2 here)
     KrylovOptions oo = o;
     oo.orthogonalization = orthogonalization;

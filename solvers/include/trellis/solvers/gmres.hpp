@@ -39,24 +39,37 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
   auto column = [&](int j) { return Kokkos::subview(V, Kokkos::ALL, j); };
   const vec w(Kokkos::view_alloc(space, std::string("trellis::gmres::w")), n);
   const vec z(Kokkos::view_alloc(space, std::string("trellis::gmres::z")), n);
-  // CGS2's coefficients in device memory: pass 1 from 0, pass 2 from room,
-  // ||w||^2 at 2 room; read by the host once per iteration.
+  // Gram-Schmidt coefficients in device memory, read by the host once per
+  // iteration: CGS2's pass 1 from 0, pass 2 from room, ||w||^2 at 2 room;
+  // MGS's k + 1 products from 0, then ||w||^2.
   const int room = detail::column_dots_room(m + 1);
   const vec coef(Kokkos::view_alloc(space, std::string("trellis::gmres::coefficients")), 2 * size_t(room) + 1);
   const auto coef_host = Kokkos::create_mirror_view(coef);
   std::vector<double> H(size_t(m + 1) * m), cs(m), sn(m), g(m + 1);
   auto h = [&](int i, int j) -> double& { return H[size_t(j) * (m + 1) + i]; };
   const distributed::Communicator& comm = A.communicator();
-  const bool cgs2 = resolved_orthogonalization(o.orthogonalization, comm) == GmresOrthogonalization::cgs2;
+  const GmresOrthogonalization method = resolved_orthogonalization(o.orthogonalization, comm);
+  // ||w|| from the (w, w) computed in device memory, when it is safely inside
+  // the double range; else the scaled norm, safe from under- and overflow.
+  auto norm_from_sumsq = [&](double ss) {
+    return ss > 0x1p-900 && ss < 0x1p+900 ? std::sqrt(ss) : double(detail::norm2(space, w, comm));
+  };
   // w -= the projections on columns 0..k, h(0..k, k) = their coefficients;
   // returns ||w|| after.
   auto orthogonalize = [&](int k) -> double {
-    if (!cgs2) {
+    if (method == GmresOrthogonalization::mgs_blas) {
       for (int i = 0; i <= k; ++i) {
         h(i, k) = dot(space, w, column(i), comm);
         axpby(space, Scalar(-h(i, k)), column(i), Scalar(1), w);
       }
       return detail::norm2(space, w, comm);
+    }
+    if (method == GmresOrthogonalization::mgs) {
+      detail::mgs_columns(space, V, k + 1, w, coef.data(), comm);  // h(0..k, k), then (w, w)
+      Kokkos::deep_copy(space, coef_host, coef);
+      space.fence();
+      for (int i = 0; i <= k; ++i) h(i, k) = double(coef_host(i));
+      return norm_from_sumsq(double(coef_host(k + 1)));
     }
     Scalar* const pass1 = coef.data();
     Scalar* const pass2 = coef.data() + room;
@@ -68,9 +81,7 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
     Kokkos::deep_copy(space, coef_host, coef);
     space.fence();
     for (int i = 0; i <= k; ++i) h(i, k) = double(coef_host(i)) + double(coef_host(room + i));
-    const double ss = double(coef_host(2 * room));
-    if (ss > 0x1p-900 && ss < 0x1p+900) return std::sqrt(ss);
-    return detail::norm2(space, w, comm);  // the scaled norm, safe from under- and overflow
+    return norm_from_sumsq(double(coef_host(2 * room)));
   };
   KrylovResult out;
   const double bnorm = detail::norm2(space, b, comm);

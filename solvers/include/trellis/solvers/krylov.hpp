@@ -13,18 +13,23 @@ namespace trellis {
 /// How GMRES orthogonalizes each new Arnoldi vector against the basis.
 enum class GmresOrthogonalization {
   /// cgs2 when the operator spans several processes (each round trip an
-  /// MPI_Allreduce), mgs on one: measured on an H100 (perf_tests/RESULTS.md),
-  /// CGS2 halved the Gram-Schmidt time with 2-4 ranks and was 10% slower than
-  /// MGS on one process.
+  /// MPI_Allreduce), mgs on one: measured on an H100 and an H200
+  /// (perf_tests/RESULTS.md).
   automatic,
   /// Classical Gram-Schmidt applied twice: all k + 1 inner products of a pass
   /// in one kernel and one global sum, so an iteration waits for the device
   /// (or the other processes) once instead of k + 2 times; as accurate as
   /// modified Gram-Schmidt (the second pass restores orthogonality).
   cgs2,
-  /// Modified Gram-Schmidt: one inner product and one update per basis
-  /// vector, each a round trip (the textbook GMRES, seed 001's Algorithm 1).
+  /// Modified Gram-Schmidt (seed 001's Algorithm 1) with its coefficients
+  /// kept in device memory: one kernel per basis vector (the previous
+  /// vector's update fused with the next product), one host read per
+  /// iteration on one process; over MPI a global sum per vector.
   mgs,
+  /// Modified Gram-Schmidt as a BLAS-1 GMRES runs it (a dot read by the host,
+  /// then an axpy, per basis vector: k + 2 round trips an iteration): the
+  /// paper's baseline, kept for comparisons.
+  mgs_blas,
 };
 
 template <>
@@ -34,6 +39,7 @@ struct NameTable<GmresOrthogonalization> {
       {GmresOrthogonalization::automatic, "automatic"},
       {GmresOrthogonalization::cgs2, "cgs2"},
       {GmresOrthogonalization::mgs, "mgs"},
+      {GmresOrthogonalization::mgs_blas, "mgs-blas"},
   };
 };
 

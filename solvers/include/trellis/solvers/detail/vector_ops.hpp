@@ -14,8 +14,9 @@
 //     product can differ from KokkosBlas's (never from run to run).
 //
 // THE REDUCTION SEAM. Every global reduction of the drivers goes through this
-// file: dot() and norm2() (values the host reads), sums_into() and
-// column_dots() (values left in device memory for the next kernel). Each ends in global_sum(), the one
+// file: dot() and norm2() (values the host reads), sums_into(),
+// column_dots() and mgs_columns() (values left in device memory for the next
+// kernel). Each ends in global_sum(), the one
 // place where a sum over this process's rows becomes a sum over all processes
 // (an MPI_Allreduce through distributed::Communicator). The drivers run on
 // one process today and pass the default, single-process Communicator, for
@@ -184,6 +185,51 @@ struct SubtractColumnsSumsq {
     sumsq += v * v;
   }
 };
+
+/// One step of modified Gram-Schmidt with its coefficient in device memory:
+/// w -= coef[prev] V(:, prev) (prev >= 0), then the sum of V(:, next) w
+/// (next >= 0) or of w w (next < 0) over the new w.
+template <class Basis, class W>
+struct MgsStep {
+  using Scalar = typename W::non_const_value_type;
+  Basis V;
+  W w;
+  const Scalar* coef;
+  int prev, next;
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r, Scalar& acc) const {
+    Scalar v = w(r);
+    if (prev >= 0) {
+      v -= coef[prev] * V(r, prev);
+      w(r) = v;
+    }
+    acc += (next >= 0 ? V(r, next) : v) * v;
+  }
+};
+
+/// Modified Gram-Schmidt of w against V(:, 0:ncols) with the coefficients
+/// left in device memory: dest[j] = (V(:, j), w) for w already projected off
+/// columns 0..j-1, w -= sum_j dest[j] V(:, j), and dest[ncols] = (w, w) of
+/// the result. ncols + 1 kernels, each applying the previous column's update
+/// in the pass that forms the next product, queued without a host wait on one
+/// process (the same arithmetic as a dot, then an axpy, per column); on
+/// several, each product is a global sum (a host round trip each).
+template <class ExecSpace, class Basis, class W>
+void mgs_columns(const ExecSpace& space, const Basis& V, int ncols, const W& w, typename W::non_const_value_type* dest,
+                 const distributed::Communicator& comm = distributed::Communicator()) {
+  using Scalar = typename W::non_const_value_type;
+  using memory = typename ExecSpace::memory_space;
+  check_same_length("trellis::mgs_columns", V, w);
+  if (ncols < 1 || size_t(ncols) > V.extent(1))
+    throw StructureError("trellis::mgs_columns: " + std::to_string(ncols) + " columns of a basis of " +
+                         std::to_string(V.extent(1)));
+  for (int j = 0; j <= ncols; ++j) {
+    const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(dest + j);
+    Kokkos::parallel_reduce("trellis::mgs_step", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
+                            MgsStep<Basis, W>{V, w, dest, j - 1, j < ncols ? j : -1},
+                            Kokkos::Sum<Scalar, memory>(result));  // into a View: no fence
+    global_sum<memory>(space, comm, dest + j, 1);
+  }
+}
 
 /// column_dots reduces 8 columns per kernel; dest needs room for ncols
 /// rounded up to a multiple of 8 (the last kernel writes zeros past ncols).

@@ -1,0 +1,97 @@
+// reduction_bandwidth: GB/s of the Krylov drivers' reductions over a vector
+// of N rows (GMRES's Gram-Schmidt kernels on a basis of N x 31), each as the
+// drivers launch it (a RangePolicy parallel_reduce) and as a TeamPolicy
+// reduction with a league sized to the device, against the copy bandwidth.
+// It decides whether the drivers' reductions need their own launch shape
+// (perf_tests/RESULTS.md, GMRES orthogonalization).
+//
+//   reduction_bandwidth [N] [COLUMNS]     (defaults 1213488 = kron_bench's N s, 16)
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <type_traits>
+
+#include "bench_support.hpp"
+#include "trellis/solvers/detail/vector_ops.hpp"
+
+namespace {
+using Space = Kokkos::DefaultExecutionSpace;
+using Memory = Space::memory_space;
+using Vec = Kokkos::View<double*, Memory>;
+using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Memory>;
+using Step = trellis::detail::MgsStep<Basis, Vec>;
+
+/// The same row body over a TeamPolicy: team t takes rows [t per, (t+1) per),
+/// its threads stride through them; Kokkos reduces across the league.
+struct TeamRows {
+  using member = Kokkos::TeamPolicy<Space>::member_type;
+  Step body;
+  size_t n, per_team;
+  KOKKOS_INLINE_FUNCTION void operator()(const member& t, double& acc) const {
+    const size_t begin = size_t(t.league_rank()) * per_team;
+    const size_t end = begin + per_team < n ? begin + per_team : n;
+    for (size_t r = begin + size_t(t.team_rank()); r < end; r += size_t(t.team_size())) body(r, acc);
+  }
+};
+
+double seconds_per_call(const std::function<void()>& f) {
+  for (int w = 0; w < 3; ++w) f();
+  Kokkos::fence();
+  const int reps = 200;
+  Kokkos::Timer t;
+  for (int r = 0; r < reps; ++r) f();
+  Kokkos::fence();
+  return t.seconds() / reps;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1213488;
+  const int k = argc > 2 ? std::atoi(argv[2]) : 16;
+  const Space space;
+  Basis V("V", n, 31);
+  Vec w("w", n), coef("coef", 64), copy("copy", n);
+  Kokkos::deep_copy(V, 1e-7);  // small: w changes little over the repetitions
+  Kokkos::deep_copy(w, 1.0);
+  Kokkos::deep_copy(coef, 0.0);  // w stays 1: every step subtracts 0
+  const double vec_gb = 8.0 * double(n) / 1e9;
+  std::printf("reduction_bandwidth: N = %zu, %d columns, %s, concurrency %d; copy %.0f GB/s\n", n, k, Space::name(),
+              space.concurrency(), trellis::bench::measure_copy_bandwidth(size_t(256) << 20));
+  auto report = [&](const char* what, double vectors, double s) {
+    std::printf("  %-44s %8.2f us  %6.0f GB/s\n", what, 1e6 * s, vectors * vec_gb / s);
+  };
+  report("deep_copy", 2, seconds_per_call([&] { Kokkos::deep_copy(space, copy, w); }));
+  report("dot to the host (RangePolicy)", 2,
+         seconds_per_call([&] { (void)trellis::detail::dot(space, w, copy); }));
+  const Kokkos::View<double, Memory, Kokkos::MemoryUnmanaged> out(coef.data() + 40);
+  const Step step{V, w, coef.data(), 0, 1};
+  report("mgs step (RangePolicy, into device memory)", 4, seconds_per_call([&] {
+           Kokkos::parallel_reduce("range", Kokkos::RangePolicy<Space>(space, 0, n), step,
+                                   Kokkos::Sum<double, Memory>(out));
+         }));
+  for (const int teams_per_unit : {1, 2, 4, 8}) {
+    const int team = std::is_same<Space, Kokkos::DefaultHostExecutionSpace>::value ? 1 : 256;
+    const int league = std::max(1, teams_per_unit * space.concurrency() / team / 8);
+    const size_t per = (n + size_t(league) - 1) / size_t(league);
+    char what[64];
+    std::snprintf(what, sizeof what, "mgs step (TeamPolicy, %d teams of %d)", league, team);
+    report(what, 4, seconds_per_call([&] {
+             Kokkos::parallel_reduce("team", Kokkos::TeamPolicy<Space>(space, league, team), TeamRows{step, n, per},
+                                     Kokkos::Sum<double, Memory>(out));
+           }));
+  }
+  report("column_dots, k columns", k + 1, seconds_per_call([&] {
+           trellis::detail::column_dots(space, V, k, w, coef.data());
+         }));
+  report("subtract_columns, k columns", k + 2, seconds_per_call([&] {
+           trellis::detail::subtract_columns(space, V, k, static_cast<const double*>(coef.data()), w,
+                                             coef.data() + 40);
+         }));
+  report("mgs_columns, k columns (k + 1 kernels)", 4 * k + 1, seconds_per_call([&] {
+           trellis::detail::mgs_columns(space, V, k, w, coef.data());
+         }));
+  return 0;
+}
