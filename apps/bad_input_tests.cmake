@@ -102,7 +102,7 @@ trellis_bad_input_cli(info_two_problems 1 "trellis info: error: expected one pro
 trellis_bad_input_cli(unknown_form 1 "trellis solve: error: unknown BiCGSTAB form 'left' \\(accepted: right, split\\)"
                       solve lap2d5:8x8 --form left)
 trellis_bad_input_cli(unknown_orthogonalization 1
-                      "trellis solve: error: unknown GMRES orthogonalization 'gs' \\(accepted: automatic, cgs2, mgs\\)"
+                      "trellis solve: error: unknown GMRES orthogonalization 'gs' \\(accepted: automatic, cgs2, mgs, mgs-blas\\)"
                       solve lap2d5:8x8 --solver gmres --orthogonalization gs)
 trellis_bad_input_cli(unknown_partitioner 1 "trellis solve: error: unknown partitioner 'kway'"
                       solve lap2d5:8x8 --partitioner kway)

@@ -342,6 +342,36 @@ TYPED_TEST(KrylovOnBackend, MgsColumnsMatchesTheSerialReference) {
   EXPECT_THROW(detail::mgs_columns(space, V, 0, w, out.data()), StructureError);
 }
 
+TYPED_TEST(KrylovOnBackend, CombineColumnsMatchesTheSerialReference) {
+  // GMRES's solution update w = V(:, 0:k) y against a plain loop; w starts
+  // as NaN so an unwritten row fails, and k = 0 gives zeros.
+  using Device = TypeParam;
+  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const typename Device::execution_space space;
+  const size_t n = 1031, width = 31;
+  const HostVec v = random_vector(n * width, seed), y = random_vector(width, seed + 1);
+  Basis V("V", n, width);
+  const auto Vh = Kokkos::create_mirror_view(V);
+  for (size_t j = 0; j < width; ++j)
+    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
+  Kokkos::deep_copy(V, Vh);
+  const auto c = device_vector<Device>(y);
+  for (const int ncols : {0, 1, 13, 31}) {
+    SCOPED_TRACE("columns " + std::to_string(ncols));
+    const auto w = device_vector<Device>(HostVec(n, std::nan("")));
+    detail::combine_columns(space, V, ncols, static_cast<const double*>(c.data()), w);
+    HostVec w_ref(n, 0.0);
+    for (int j = 0; j < ncols; ++j)
+      for (size_t r = 0; r < n; ++r) w_ref[r] += y[size_t(j)] * v[size_t(j) * n + r];
+    const HostVec got = host_vector(w);
+    for (size_t r = 0; r < n; ++r) ASSERT_NEAR(got[r], w_ref[r], 1e-13 * (1 + std::abs(w_ref[r]))) << "row " << r;
+  }
+  const auto w = device_vector<Device>(HostVec(n, 0.0));
+  EXPECT_THROW(detail::combine_columns(space, V, 32, static_cast<const double*>(c.data()), w), StructureError);
+}
+
 TYPED_TEST(KrylovOnBackend, GmresOrthogonalizationsAgree) {
   // CGS2, MGS and the BLAS-style MGS span the same Krylov space: the same
   // iterations (within one, rounding) and the same solution, restarted or not, on a

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <type_traits>
 
@@ -21,7 +22,22 @@ using Space = Kokkos::DefaultExecutionSpace;
 using Memory = Space::memory_space;
 using Vec = Kokkos::View<double*, Memory>;
 using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Memory>;
-using Step = trellis::detail::MgsStep<Basis, Vec>;
+
+/// The MGS step one row a thread (the form the grouped one replaced).
+struct Step {
+  Basis V;
+  Vec w;
+  const double* coef;
+  int prev, next;
+  KOKKOS_INLINE_FUNCTION void operator()(size_t r, double& acc) const {
+    double v = w(r);
+    if (prev >= 0) {
+      v -= coef[prev] * V(r, prev);
+      w(r) = v;
+    }
+    acc += (next >= 0 ? V(r, next) : v) * v;
+  }
+};
 
 /// The same row body over a TeamPolicy: team t takes rows [t per, (t+1) per),
 /// its threads stride through them; Kokkos reduces across the league.
@@ -60,21 +76,34 @@ int main(int argc, char** argv) {
   const double vec_gb = 8.0 * double(n) / 1e9;
   std::printf("reduction_bandwidth: N = %zu, %d columns, %s, concurrency %d; copy %.0f GB/s\n", n, k, Space::name(),
               space.concurrency(), trellis::bench::measure_copy_bandwidth(size_t(256) << 20));
+  const Kokkos::View<double, Memory, Kokkos::MemoryUnmanaged> out(coef.data() + 40);
+  // coef stays 0 until mgs_columns, so every mgs step leaves w = 1 and sums
+  // V(:, 1) w = n 1e-7: printed (relative to that) as each form's check.
   auto report = [&](const char* what, double vectors, double s) {
-    std::printf("  %-44s %8.2f us  %6.0f GB/s\n", what, 1e6 * s, vectors * vec_gb / s);
+    std::printf("  %-44s %8.2f us  %6.0f GB/s", what, 1e6 * s, vectors * vec_gb / s);
+    if (std::strncmp(what, "mgs step", 8) == 0) {
+      double sum = 0;
+      Kokkos::deep_copy(sum, out);
+      std::printf("  (sum - n 1e-7) / (n 1e-7) = %.1e", (sum - 1e-7 * double(n)) / (1e-7 * double(n)));
+    }
+    std::printf("\n");
   };
   report("deep_copy", 2, seconds_per_call([&] { Kokkos::deep_copy(space, copy, w); }));
-  report("dot to the host (RangePolicy)", 2,
-         seconds_per_call([&] { (void)trellis::detail::dot(space, w, copy); }));
-  const Kokkos::View<double, Memory, Kokkos::MemoryUnmanaged> out(coef.data() + 40);
+  report("dot to the host (RangePolicy)", 2, seconds_per_call([&] { (void)trellis::detail::dot(space, w, copy); }));
   const Step step{V, w, coef.data(), 0, 1};
-  report("mgs step (RangePolicy, into device memory)", 4, seconds_per_call([&] {
+  report("mgs step (RangePolicy, a row a thread)", 4, seconds_per_call([&] {
            Kokkos::parallel_reduce("range", Kokkos::RangePolicy<Space>(space, 0, n), step,
                                    Kokkos::Sum<double, Memory>(out));
          }));
-  for (const int teams_per_unit : {1, 2, 4, 8}) {
-    const int team = std::is_same<Space, Kokkos::DefaultHostExecutionSpace>::value ? 1 : 256;
-    const int league = std::max(1, teams_per_unit * space.concurrency() / team / 8);
+  const size_t groups = (n + 3) / 4;
+  const trellis::detail::MgsStepGroups<Basis, Vec> grouped{V, w, coef.data(), 0, 1, n, groups};
+  report("mgs step (RangePolicy, 4-row groups)", 4, seconds_per_call([&] {
+           Kokkos::parallel_reduce("groups", Kokkos::RangePolicy<Space>(space, 0, groups), grouped,
+                                   Kokkos::Sum<double, Memory>(out));
+         }));
+  const int team = std::is_same<Space, Kokkos::DefaultHostExecutionSpace>::value ? 1 : 256;
+  for (const int eighths : {1, 2, 4, 8}) {  // the league: eighths / 8 of the resident threads
+    const int league = std::max(1, eighths * space.concurrency() / team / 8);
     const size_t per = (n + size_t(league) - 1) / size_t(league);
     char what[64];
     std::snprintf(what, sizeof what, "mgs step (TeamPolicy, %d teams of %d)", league, team);
@@ -83,15 +112,12 @@ int main(int argc, char** argv) {
                                      Kokkos::Sum<double, Memory>(out));
            }));
   }
-  report("column_dots, k columns", k + 1, seconds_per_call([&] {
-           trellis::detail::column_dots(space, V, k, w, coef.data());
-         }));
+  report("column_dots, k columns", k + 1,
+         seconds_per_call([&] { trellis::detail::column_dots(space, V, k, w, coef.data()); }));
   report("subtract_columns, k columns", k + 2, seconds_per_call([&] {
-           trellis::detail::subtract_columns(space, V, k, static_cast<const double*>(coef.data()), w,
-                                             coef.data() + 40);
+           trellis::detail::subtract_columns(space, V, k, static_cast<const double*>(coef.data()), w, coef.data() + 40);
          }));
-  report("mgs_columns, k columns (k + 1 kernels)", 4 * k + 1, seconds_per_call([&] {
-           trellis::detail::mgs_columns(space, V, k, w, coef.data());
-         }));
+  report("mgs_columns, k columns (k + 1 kernels)", 4 * k + 1,
+         seconds_per_call([&] { trellis::detail::mgs_columns(space, V, k, w, coef.data()); }));
   return 0;
 }

@@ -109,8 +109,12 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
     g[0] = beta;
     int k = 0;  // columns of V in this cycle's solution
     while (k < m && out.iterations < o.max_iterations) {
-      M.apply(space, column(k), z);
-      A.apply(space, z, w);  // w = A M^{-1} v_k
+      if (M.is_identity())
+        A.apply(space, column(k), w);
+      else {
+        M.apply(space, column(k), z);
+        A.apply(space, z, w);  // w = A M^{-1} v_k
+      }
       h(k + 1, k) = orthogonalize(k);
       for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
         const double a = h(i, k), c = h(i + 1, k);
@@ -145,8 +149,9 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
       for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[j];
       y[i] = h(i, i) != 0 ? s / h(i, i) : 0;
     }
-    Kokkos::deep_copy(space, w, Scalar(0));
-    for (int j = 0; j < k; ++j) axpby(space, Scalar(y[j]), column(j), Scalar(1), w);
+    for (int j = 0; j < k; ++j) coef_host(j) = Scalar(y[j]);  // the host waited for coef_host's last read
+    Kokkos::deep_copy(space, coef, coef_host);
+    detail::combine_columns(space, V, k, static_cast<const Scalar*>(coef.data()), w);
     M.apply(space, w, z);
     axpby(space, Scalar(1), z, Scalar(1), x);
   }

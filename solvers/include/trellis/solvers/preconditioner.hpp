@@ -38,6 +38,9 @@ class Preconditioner {
     apply_right_on(space, r, z);
   }
   void apply_right(const_vector_type r, vector_type z) const { apply_right_on(execution_space(), r, z); }
+  /// True when M = I: a driver may then use r where it would use z and skip
+  /// the copy.
+  virtual bool is_identity() const { return false; }
 
  protected:
   virtual void apply_on(const execution_space& space, const_vector_type r, vector_type z) const = 0;

@@ -12,6 +12,7 @@ class IdentityPreconditioner : public Preconditioner<Scalar, Device> {
   using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
+  bool is_identity() const override { return true; }
 
  protected:
   void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
