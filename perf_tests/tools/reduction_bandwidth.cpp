@@ -120,13 +120,13 @@ int main(int argc, char** argv) {
   {  // one 8-column chunk of CGS2's products as launched, and over a TeamPolicy of 528 teams
     const Kokkos::View<Sums8, Memory> sums("sums");
     const Chunk chunk{V, w, nullptr, 8, 0, 8};
-    report("column_dots chunk of 8 (RangePolicy)", 9, seconds_per_call([&] {
+    report("column_dots chunk of 8 (RangePolicy, as before)", 9, seconds_per_call([&] {
              Kokkos::parallel_reduce("chunk", Kokkos::RangePolicy<Space>(space, 0, n), chunk,
                                      Kokkos::Sum<Sums8, Memory>(sums));
            }));
     const int league = std::max(1, 4 * space.concurrency() / team / 8);
     const size_t per = (n + size_t(league) - 1) / size_t(league);
-    report("column_dots chunk of 8 (TeamPolicy, half the threads)", 9, seconds_per_call([&] {
+    report("column_dots chunk of 8 (TeamPolicy, as now)", 9, seconds_per_call([&] {
              Kokkos::parallel_reduce("chunk_team", Kokkos::TeamPolicy<Space>(space, league, team),
                                      TeamRowsOf<Chunk, Sums8>{chunk, n, per}, Kokkos::Sum<Sums8, Memory>(sums));
            }));

@@ -24,10 +24,12 @@
 // driver (the Kronecker GMRES, with distributed/halo_plan.hpp for its
 // operator) passes its Communicator to these calls and nothing else changes.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/sum_array.hpp"
 #include "trellis/distributed/communicator.hpp"
@@ -66,6 +68,45 @@ void sums_into(const ExecSpace& space, const char* label, size_t n, Scalar* dest
       KOKKOS_LAMBDA(size_t i, SumArray<Scalar, N> & acc) { body(i, acc.v); },
       Kokkos::Sum<SumArray<Scalar, N>, memory>(result));  // into a View: no fence
   global_sum<memory>(space, comm, dest, N);
+}
+
+/// body(r, acc) for rows r of [begin, end) of team t's share, each thread
+/// striding through them.
+template <class ExecSpace, class Value, class Body>
+struct TeamRowsReduce {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Body body;
+  size_t n, per_team;
+  KOKKOS_INLINE_FUNCTION void operator()(const member& t, Value& acc) const {
+    const size_t begin = size_t(t.league_rank()) * per_team;
+    const size_t end = begin + per_team < n ? begin + per_team : n;
+    for (size_t r = begin + size_t(t.team_rank()); r < end; r += size_t(t.team_size())) body(r, acc);
+  }
+};
+
+/// The sum of body(r, acc) over rows [0, n) into result (a View in memory of
+/// ExecSpace's), queued on space without a fence. On GPUs over a TeamPolicy
+/// of 256-thread teams filling half the resident threads: Kokkos 3.4 runs a
+/// RangePolicy reduction of a value larger than a double on far fewer
+/// threads (its block halved until the value's shared memory and the
+/// registers fit, its grid capped at the block size), which held CGS2's
+/// 8-column products to half the bandwidth (perf_tests/RESULTS.md). On host
+/// backends a RangePolicy. Either way the split, hence the sum, is fixed for
+/// a given device: the same bits from run to run.
+template <class ExecSpace, class Value, class Body, class Result>
+void reduce_rows(const ExecSpace& space, const char* label, size_t n, const Body& body, const Result& result) {
+  using memory = typename ExecSpace::memory_space;
+  if constexpr (is_host_space<ExecSpace>()) {
+    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecSpace>(space, 0, n), body,
+                            Kokkos::Sum<Value, memory>(result));
+  } else {
+    constexpr int team = 256;
+    const int league = std::max(1, int(space.concurrency()) / team / 2);
+    const size_t per_team = (n + size_t(league) - 1) / size_t(league);
+    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace>(space, league, team),
+                            TeamRowsReduce<ExecSpace, Value, Body>{body, n, per_team},
+                            Kokkos::Sum<Value, memory>(result));
+  }
 }
 
 template <class X, class Y>
@@ -275,9 +316,8 @@ void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
     const int count = ncols - first < Chunk::width ? ncols - first : Chunk::width;
     const Scalar* const subtract = first == 0 ? subtract_first : nullptr;  // the later chunks see the new w
     const Kokkos::View<Sums, memory, Kokkos::MemoryUnmanaged> result(reinterpret_cast<Sums*>(dest + first));
-    Kokkos::parallel_reduce("trellis::column_dots", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
-                            Chunk{V, w, subtract, ncols, first, count},
-                            Kokkos::Sum<Sums, memory>(result));  // into a View: no fence
+    reduce_rows<ExecSpace, Sums>(space, "trellis::column_dots", w.extent(0), Chunk{V, w, subtract, ncols, first, count},
+                                 result);
   }
   global_sum<memory>(space, comm, dest, ncols);
 }
@@ -293,8 +333,8 @@ void subtract_columns(const ExecSpace& space, const Basis& V, int ncols, const t
   using memory = typename ExecSpace::memory_space;
   check_same_length("trellis::subtract_columns", V, w);
   const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(sumsq_dest);
-  Kokkos::parallel_reduce("trellis::subtract_columns_sumsq", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
-                          SubtractColumnsSumsq<Basis, W>{V, w, h, ncols}, Kokkos::Sum<Scalar, memory>(result));
+  reduce_rows<ExecSpace, Scalar>(space, "trellis::subtract_columns_sumsq", w.extent(0),
+                                 SubtractColumnsSumsq<Basis, W>{V, w, h, ncols}, result);
   global_sum<memory>(space, comm, sumsq_dest, 1);
 }
 
