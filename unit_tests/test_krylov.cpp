@@ -238,21 +238,28 @@ TYPED_TEST(KrylovOnBackend, NonsymmetricSolveMatchesDenseReference) {
   }
 }
 
+/// An n x width GMRES-style basis (LayoutLeft) on Device, column j from
+/// v[j n, (j + 1) n).
+template <class Device>
+Kokkos::View<double**, Kokkos::LayoutLeft, Device> device_basis(const HostVec& v, size_t n, size_t width) {
+  Kokkos::View<double**, Kokkos::LayoutLeft, Device> V("V", n, width);
+  const auto Vh = Kokkos::create_mirror_view(V);
+  for (size_t j = 0; j < width; ++j)
+    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
+  Kokkos::deep_copy(V, Vh);
+  return V;
+}
+
 TYPED_TEST(KrylovOnBackend, ColumnDotsAndSubtractColumnsMatchTheSerialReference) {
   // CGS2's two kernels against plain loops, on every column count up to the
   // basis width; the results start as NaN so an unwritten one fails.
   using Device = TypeParam;
-  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const typename Device::execution_space space;
   const size_t n = 1237, width = 31;
   const HostVec v = random_vector(n * width, seed), w0 = random_vector(n, seed + 1);
-  Basis V("V", n, width);
-  const auto Vh = Kokkos::create_mirror_view(V);
-  for (size_t j = 0; j < width; ++j)
-    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
-  Kokkos::deep_copy(V, Vh);
+  const auto V = device_basis<Device>(v, n, width);
   for (const int ncols : {1, 2, 7, 8, 9, 17, 31}) {
     SCOPED_TRACE("columns " + std::to_string(ncols));
     const auto w = device_vector<Device>(w0);
@@ -303,17 +310,12 @@ TYPED_TEST(KrylovOnBackend, MgsColumnsMatchesTheSerialReference) {
   // then an axpy, per column) on every column count up to the basis width;
   // the results start as NaN so an unwritten one fails.
   using Device = TypeParam;
-  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const typename Device::execution_space space;
   const size_t n = 1237, width = 31;
   const HostVec v = random_vector(n * width, seed), w0 = random_vector(n, seed + 1);
-  Basis V("V", n, width);
-  const auto Vh = Kokkos::create_mirror_view(V);
-  for (size_t j = 0; j < width; ++j)
-    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
-  Kokkos::deep_copy(V, Vh);
+  const auto V = device_basis<Device>(v, n, width);
   for (const int ncols : {1, 2, 9, 31}) {
     SCOPED_TRACE("columns " + std::to_string(ncols));
     const auto w = device_vector<Device>(w0);
@@ -346,17 +348,12 @@ TYPED_TEST(KrylovOnBackend, CombineColumnsMatchesTheSerialReference) {
   // GMRES's solution update w = V(:, 0:k) y against a plain loop; w starts
   // as NaN so an unwritten row fails, and k = 0 gives zeros.
   using Device = TypeParam;
-  using Basis = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const typename Device::execution_space space;
   const size_t n = 1031, width = 31;
   const HostVec v = random_vector(n * width, seed), y = random_vector(width, seed + 1);
-  Basis V("V", n, width);
-  const auto Vh = Kokkos::create_mirror_view(V);
-  for (size_t j = 0; j < width; ++j)
-    for (size_t r = 0; r < n; ++r) Vh(r, j) = v[j * n + r];
-  Kokkos::deep_copy(V, Vh);
+  const auto V = device_basis<Device>(v, n, width);
   const auto c = device_vector<Device>(y);
   for (const int ncols : {0, 1, 13, 31}) {
     SCOPED_TRACE("columns " + std::to_string(ncols));

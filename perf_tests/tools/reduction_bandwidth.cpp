@@ -39,21 +39,8 @@ struct Step {
   }
 };
 
-/// The same row body over a TeamPolicy: team t takes rows [t per, (t+1) per),
-/// its threads stride through them; Kokkos reduces across the league.
-template <class Body, class Value>
-struct TeamRowsOf {
-  using member = Kokkos::TeamPolicy<Space>::member_type;
-  Body body;
-  size_t n, per_team;
-  KOKKOS_INLINE_FUNCTION void operator()(const member& t, Value& acc) const {
-    const size_t begin = size_t(t.league_rank()) * per_team;
-    const size_t end = begin + per_team < n ? begin + per_team : n;
-    for (size_t r = begin + size_t(t.team_rank()); r < end; r += size_t(t.team_size())) body(r, acc);
-  }
-};
-
-using TeamRows = TeamRowsOf<Step, double>;
+/// The same row body over a TeamPolicy (reduce_rows's GPU form, any league).
+using TeamRows = trellis::detail::TeamRowsReduce<Space, double, Step>;
 using Chunk = trellis::detail::ColumnDotsChunk<Basis, Vec>;
 using Sums8 = trellis::SumArray<double, Chunk::width>;
 
@@ -117,19 +104,15 @@ int main(int argc, char** argv) {
                                      Kokkos::Sum<double, Memory>(out));
            }));
   }
-  {  // one 8-column chunk of CGS2's products as launched, and over a TeamPolicy of 528 teams
+  {  // one 8-column chunk of CGS2's products as a RangePolicy, and as the library launches it
     const Kokkos::View<Sums8, Memory> sums("sums");
     const Chunk chunk{V, w, nullptr, 8, 0, 8};
     report("column_dots chunk of 8 (RangePolicy, as before)", 9, seconds_per_call([&] {
              Kokkos::parallel_reduce("chunk", Kokkos::RangePolicy<Space>(space, 0, n), chunk,
                                      Kokkos::Sum<Sums8, Memory>(sums));
            }));
-    const int league = std::max(1, 4 * space.concurrency() / team / 8);
-    const size_t per = (n + size_t(league) - 1) / size_t(league);
-    report("column_dots chunk of 8 (TeamPolicy, as now)", 9, seconds_per_call([&] {
-             Kokkos::parallel_reduce("chunk_team", Kokkos::TeamPolicy<Space>(space, league, team),
-                                     TeamRowsOf<Chunk, Sums8>{chunk, n, per}, Kokkos::Sum<Sums8, Memory>(sums));
-           }));
+    report("column_dots chunk of 8 (reduce_rows, as now)", 9,
+           seconds_per_call([&] { trellis::detail::reduce_rows<Space, Sums8>(space, "chunk_now", n, chunk, sums); }));
   }
   report("column_dots, k columns", k + 1,
          seconds_per_call([&] { trellis::detail::column_dots(space, V, k, w, coef.data()); }));

@@ -116,6 +116,14 @@ void check_same_length(const char* who, const X& x, const Y& y) {
                          std::to_string(y.extent(0)));
 }
 
+/// who's ncols columns of basis V: at least min_cols, at most V's width.
+template <class Basis>
+void check_column_count(const char* who, const Basis& V, int ncols, int min_cols) {
+  if (ncols < min_cols || size_t(ncols) > V.extent(1))
+    throw StructureError(std::string(who) + ": " + std::to_string(ncols) + " columns of a basis of " +
+                         std::to_string(V.extent(1)));
+}
+
 /// (x, y) over all processes of comm. Waits for space: the host reads it.
 template <class ExecSpace, class X, class Y>
 typename X::non_const_value_type dot(const ExecSpace& space, const X& x, const Y& y,
@@ -276,9 +284,7 @@ void mgs_columns(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
   using Scalar = typename W::non_const_value_type;
   using memory = typename ExecSpace::memory_space;
   check_same_length("trellis::mgs_columns", V, w);
-  if (ncols < 1 || size_t(ncols) > V.extent(1))
-    throw StructureError("trellis::mgs_columns: " + std::to_string(ncols) + " columns of a basis of " +
-                         std::to_string(V.extent(1)));
+  check_column_count("trellis::mgs_columns", V, ncols, 1);
   const size_t n = w.extent(0), groups = (n + 3) / 4;
   for (int j = 0; j <= ncols; ++j) {
     const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(dest + j);
@@ -309,9 +315,7 @@ void column_dots(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
   using Chunk = ColumnDotsChunk<Basis, W>;
   using Sums = SumArray<Scalar, Chunk::width>;
   check_same_length("trellis::column_dots", V, w);
-  if (ncols < 1 || size_t(ncols) > V.extent(1))
-    throw StructureError("trellis::column_dots: " + std::to_string(ncols) + " columns of a basis of " +
-                         std::to_string(V.extent(1)));
+  check_column_count("trellis::column_dots", V, ncols, 1);
   for (int first = 0; first < ncols; first += Chunk::width) {
     const int count = ncols - first < Chunk::width ? ncols - first : Chunk::width;
     const Scalar* const subtract = first == 0 ? subtract_first : nullptr;  // the later chunks see the new w
@@ -360,9 +364,7 @@ template <class ExecSpace, class Basis, class W>
 void combine_columns(const ExecSpace& space, const Basis& V, int ncols, const typename W::non_const_value_type* c,
                      const W& w) {
   check_same_length("trellis::combine_columns", V, w);
-  if (ncols < 0 || size_t(ncols) > V.extent(1))
-    throw StructureError("trellis::combine_columns: " + std::to_string(ncols) + " columns of a basis of " +
-                         std::to_string(V.extent(1)));
+  check_column_count("trellis::combine_columns", V, ncols, 0);
   Kokkos::parallel_for("trellis::combine_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
                        CombineColumns<Basis, W>{V, w, c, ncols});
 }
