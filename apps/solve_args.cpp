@@ -22,7 +22,9 @@ const std::string solve_usage =
     "  GMRES's Gram-Schmidt (default automatic: cgs2 over MPI, else mgs)\n"
     "  --subdomain-rows N  --partitioner " +
     names<Partitioner>("|") +
-    "  --pivot-boost B\n"
+    "\n  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
+    "                                  (default 0: exact zeros only, as cuSPARSE)\n"
+    "  --pivot-boost B                 failing pivots replaced by B x the row's largest entry\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
@@ -84,6 +86,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
     else if (k == "--partitioner")
       a.options.partitioner = parse<Partitioner>(value());
+    else if (k == "--pivot-tolerance")
+      a.options.pivots.tolerance = number(value(), 0, 1, "0 to 1");
     else if (k == "--pivot-boost")
       a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");
     else if (k == "--compare")

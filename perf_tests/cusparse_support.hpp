@@ -90,6 +90,10 @@ class CusparseSpsv {
     TRELLIS_CUSPARSE(cusparseSpSV_solve(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_, b_, x_, CUDA_R_64F,
                                         CUSPARSE_SPSV_ALG_DEFAULT, spsv_));
   }
+  /// The matrix's values changed in place (same pattern): no new analysis.
+  void update_values() {
+    TRELLIS_CUSPARSE(cusparseSpSV_updateMatrix(handle_, spsv_, T_.values.data(), CUSPARSE_SPSV_UPDATE_GENERAL));
+  }
   double analysis_seconds() const { return analysis_; }
   size_t buffer_bytes() const { return buffer_bytes_; }
 
@@ -107,37 +111,79 @@ class CusparseSpsv {
 
 /// ILU0 of A by cusparseDcsrilu02 (level-scheduled), in a copy of A's values:
 /// L (unit, strict lower) and U (upper with diagonal) share the pattern.
-/// A structural or numerical zero pivot throws naming its row.
+/// Keeps its analysis, so that refactor() is csrilu02's numeric phase alone
+/// (what an application refactoring in a time loop calls). A structural or
+/// numerical zero pivot throws naming its row.
+class CusparseCsrilu02 {
+ public:
+  CusparseCsrilu02(cusparseHandle_t handle, const CudaCsr& A)
+      : handle_(handle),
+        LU_(A.num_rows, A.num_cols, A.row_map, A.entries,
+            CudaCsr::values_type(Kokkos::ViewAllocateWithoutInitializing("cusparse_ilu0"), A.nnz())) {
+    TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr_));
+    TRELLIS_CUSPARSE(cusparseCreateCsrilu02Info(&info_));
+    Kokkos::deep_copy(LU_.values, A.values);
+    int pivot = -1;
+    seconds_ = fenced_seconds([&] {
+      int bytes = 0;
+      TRELLIS_CUSPARSE(
+          cusparseDcsrilu02_bufferSize(handle_, n(), nnz(), descr_, vals(), rows(), cols(), info_, &bytes));
+      TRELLIS_CUDA(cudaMalloc(&buffer_, bytes ? bytes : 1));
+      TRELLIS_CUSPARSE(cusparseDcsrilu02_analysis(handle_, n(), nnz(), descr_, vals(), rows(), cols(), info_,
+                                                  CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+      if (cusparseXcsrilu02_zeroPivot(handle_, info_, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) return;
+      pivot = factor();
+    });
+    if (pivot >= 0) {
+      release();
+      throw std::runtime_error("cusparse csrilu02: zero pivot at row " + std::to_string(pivot));
+    }
+  }
+  ~CusparseCsrilu02() { release(); }
+  CusparseCsrilu02(const CusparseCsrilu02&) = delete;
+  CusparseCsrilu02& operator=(const CusparseCsrilu02&) = delete;
+
+  /// New values of A's pattern: copied in and factored with the kept analysis.
+  void refactor(CudaConstVector values) {
+    Kokkos::deep_copy(LU_.values, values);
+    const int pivot = factor();
+    if (pivot >= 0) throw std::runtime_error("cusparse csrilu02: zero pivot at row " + std::to_string(pivot));
+  }
+  const CudaCsr& factors() const { return LU_; }
+  double seconds() const { return seconds_; }  // analysis + first factorization
+
+ private:
+  int n() const { return LU_.num_rows; }
+  int nnz() const { return int(LU_.nnz()); }
+  int* rows() const { return const_cast<int*>(LU_.row_map.data()); }
+  int* cols() const { return LU_.entries.data(); }
+  double* vals() const { return LU_.values.data(); }
+  /// csrilu02's numeric phase; the row of a zero pivot, or -1.
+  int factor() {
+    TRELLIS_CUSPARSE(cusparseDcsrilu02(handle_, n(), nnz(), descr_, vals(), rows(), cols(), info_,
+                                       CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+    int pivot = -1;
+    return cusparseXcsrilu02_zeroPivot(handle_, info_, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT ? pivot : -1;
+  }
+  void release() {
+    if (buffer_) cudaFree(buffer_);
+    if (info_) cusparseDestroyCsrilu02Info(info_);
+    if (descr_) cusparseDestroyMatDescr(descr_);
+    buffer_ = nullptr, info_ = nullptr, descr_ = nullptr;
+  }
+  cusparseHandle_t handle_;
+  CudaCsr LU_;
+  cusparseMatDescr_t descr_ = nullptr;
+  csrilu02Info_t info_ = nullptr;
+  void* buffer_ = nullptr;
+  double seconds_ = 0;
+};
+
+/// ILU0 of A by csrilu02 (analysis and factorization), timed into `seconds`.
 inline CudaCsr cusparse_ilu0(cusparseHandle_t handle, const CudaCsr& A, double& seconds) {
-  CudaCsr LU(A.num_rows, A.num_cols, A.row_map, A.entries,
-             CudaCsr::values_type(Kokkos::ViewAllocateWithoutInitializing("cusparse_ilu0"), A.nnz()));
-  Kokkos::deep_copy(LU.values, A.values);
-  cusparseMatDescr_t descr = nullptr;
-  csrilu02Info_t info = nullptr;
-  void* buffer = nullptr;
-  TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr));
-  TRELLIS_CUSPARSE(cusparseCreateCsrilu02Info(&info));
-  const int n = A.num_rows, nnz = A.nnz();
-  int* rows = const_cast<int*>(LU.row_map.data());
-  int* cols = LU.entries.data();
-  double* vals = LU.values.data();
-  int pivot = -1;
-  seconds = fenced_seconds([&] {
-    int bytes = 0;
-    TRELLIS_CUSPARSE(cusparseDcsrilu02_bufferSize(handle, n, nnz, descr, vals, rows, cols, info, &bytes));
-    TRELLIS_CUDA(cudaMalloc(&buffer, bytes ? bytes : 1));
-    TRELLIS_CUSPARSE(cusparseDcsrilu02_analysis(handle, n, nnz, descr, vals, rows, cols, info,
-                                                CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
-    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) return;
-    TRELLIS_CUSPARSE(
-        cusparseDcsrilu02(handle, n, nnz, descr, vals, rows, cols, info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer));
-    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) != CUSPARSE_STATUS_ZERO_PIVOT) pivot = -1;
-  });
-  cudaFree(buffer);
-  cusparseDestroyCsrilu02Info(info);
-  cusparseDestroyMatDescr(descr);
-  if (pivot >= 0) throw std::runtime_error("cusparse csrilu02: zero pivot at row " + std::to_string(pivot));
-  return LU;
+  const CusparseCsrilu02 ilu(handle, A);
+  seconds = ilu.seconds();
+  return ilu.factors();
 }
 
 /// cuSPARSE ILU0 as a Krylov preconditioner (the OPM-style baseline of seed
@@ -146,13 +192,21 @@ inline CudaCsr cusparse_ilu0(cusparseHandle_t handle, const CudaCsr& A, double& 
 class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> {
  public:
   CusparseIlu0Preconditioner(cusparseHandle_t handle, const CudaCsr& A)
-      : LU_(cusparse_ilu0(handle, A, factor_seconds_)),
+      : ilu_(handle, A),
         in_("ilu0_in", A.num_rows),
         mid_("ilu0_mid", A.num_rows),
         out_("ilu0_out", A.num_rows),
-        lower_(handle, LU_, Triangle::lower, true, in_, mid_),
-        upper_(handle, LU_, Triangle::upper, false, mid_, out_) {}
-  double setup_seconds() const { return factor_seconds_ + lower_.analysis_seconds() + upper_.analysis_seconds(); }
+        lower_(handle, ilu_.factors(), Triangle::lower, true, in_, mid_),
+        upper_(handle, ilu_.factors(), Triangle::upper, false, mid_, out_) {}
+  double setup_seconds() const { return ilu_.seconds() + lower_.analysis_seconds() + upper_.analysis_seconds(); }
+  /// New values of A's pattern: csrilu02's numeric phase, and the SpSV
+  /// descriptors told of the new factor values (cusparseSpSV_updateMatrix,
+  /// no new analysis).
+  void numeric(CudaConstVector values) {
+    ilu_.refactor(values);
+    lower_.update_values();
+    upper_.update_values();
+  }
 
  protected:
   // The cuSPARSE solves run on the handle's stream (the default instance's), not on space.
@@ -164,8 +218,7 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
   void apply_right_on(const execution_space&, CudaConstVector r, CudaVector z) const override { upper_.solve(r, z); }
 
  private:
-  double factor_seconds_ = 0;
-  CudaCsr LU_;
+  CusparseCsrilu02 ilu_;
   CudaVector in_, mid_, out_;
   mutable CusparseSpsv lower_, upper_;
 };

@@ -45,23 +45,7 @@ using test::device_vector;
 using test::host_vector;
 using Method = test::KrylovMethod;
 
-/// Runs f; returns the message of the E it throws (a test failure if it
-/// throws nothing or something else).
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected another error type, got: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "nothing thrown";
-  return {};
-}
-
-#define EXPECT_HAS(msg, phrase) EXPECT_NE((msg).find(phrase), std::string::npos) << "message: '" << (msg) << "'"
+using test::error_of;
 
 /// A path in GoogleTest's temp folder, unique to this test.
 std::string temp_path(const std::string& stem) {

@@ -104,6 +104,25 @@ inline std::vector<RealMatrix> real_matrices() {
   GTEST_SKIP() << "real matrices not found: set TRELLIS_MATRICES " \
                   "or place ../shared/matrices beside the source tree"
 
+/// Runs f; returns the message of the E it throws (a test failure if it
+/// throws nothing or something else).
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected another error type, got: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "nothing thrown";
+  return {};
+}
+
+/// EXPECT that an error message contains a phrase, showing the message if not.
+#define EXPECT_HAS(msg, phrase) EXPECT_NE((msg).find(phrase), std::string::npos) << "message: '" << (msg) << "'"
+
 /// A device copy of a host vector.
 template <class Device>
 Kokkos::View<double*, Device> device_vector(const std::vector<double>& v) {

@@ -100,7 +100,8 @@ struct PreconditionerFactory {
             out.kind == PreconditionerKind::gs ? SweepDirection::forward : SweepDirection::symmetric, algorithm);
         break;
       case PreconditionerKind::ilu0: {
-        auto ilu = std::make_shared<const GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
+        auto ilu = std::make_shared<GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
+        out.global_ilu0_ = ilu;
         out.analysis_seconds = ilu->analysis_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
         out.trsv_algorithm = ilu->algorithm();
@@ -128,7 +129,7 @@ struct PreconditionerFactory {
         opt.subdomain_rows = o.subdomain_rows;
         opt.pivots = o.pivots;
         opt.apply = read.apply;  // unset: the backend's default
-        auto dd = blocks ? std::make_shared<const Dd>(*blocks, opt) : std::make_shared<const Dd>(A, opt);
+        auto dd = blocks ? std::make_shared<Dd>(*blocks, opt) : std::make_shared<Dd>(A, opt);
         const DdApply v = dd->default_variant();
         out.name = std::string("dd:") + to_string(v);
         out.dd_report = dd->report();
@@ -177,6 +178,29 @@ void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) co
     reordering_->from_reordered(xr, x);
   else
     Kokkos::deep_copy(x, xr);
+}
+
+void BuiltPreconditioner::numeric(const HostCsr& A) {
+  if (reordering_)
+    reordering_->numeric(A);
+  else if (global_ilu0_)
+    global_ilu0_->numeric(A);
+  else
+    throw InputError("preconditioner " + name + " takes no new values (numeric() is for ilu0 and dd); build a new one");
+}
+
+void BuiltPreconditioner::numeric(const BsrMatrix<double, DefaultDevice>& blocks) {
+  if (reordering_) {
+    reordering_->numeric(blocks);
+  } else if (global_ilu0_) {
+    if (blocks.block_size != 1)
+      throw StructureError("preconditioner " + name + ": numeric() got blocks of size " +
+                           std::to_string(blocks.block_size) + "; ilu0 takes a point matrix (block size 1)");
+    global_ilu0_->numeric(CsrMatrix<double, DefaultDevice>(blocks.num_block_rows, blocks.num_block_cols, blocks.row_map,
+                                                           blocks.entries, blocks.values));
+  } else {
+    throw InputError("preconditioner " + name + " takes no new values (numeric() is for ilu0 and dd); build a new one");
+  }
 }
 
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,

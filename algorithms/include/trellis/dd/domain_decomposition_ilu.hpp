@@ -7,6 +7,10 @@
 //   DomainDecompositionIlu<> M(A_bsr, options);   // or a CSR matrix (b = 1)
 //   M.apply(r, z);                                // z = M^{-1} r, original numbering
 //
+// New values with the same pattern (a Newton or time step) are factored
+// again by numeric(A_new): no partition, permutation, analysis or device
+// allocation, only the values permuted, split and factored on the device.
+//
 // Krylov solvers run fastest in the reordered numbering: reordered_matrix()
 // for SpMV, apply_reordered() for the preconditioner, to_reordered() /
 // from_reordered() for the right-hand side and the solution.
@@ -18,6 +22,7 @@
 // object's work vectors for its duration, or takes its own while another
 // call holds them (core/shared_workspace.hpp). double on each enabled backend is
 // compiled once in the library (core/eti.hpp); other types instantiate here.
+// numeric() must not overlap any other call on the same object.
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <type_traits>
@@ -26,6 +31,7 @@
 #include "trellis/core/block_size.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_check.hpp"
+#include "trellis/core/device_copy.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/permutation.hpp"
@@ -57,6 +63,46 @@ void gather_blocks(const typename Device::execution_space& space, Kokkos::View<c
   Kokkos::parallel_for(
       "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, from.extent(0) * b),
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
+}
+
+/// out[k*w + c] = in[source(k)*w + c]: new values into the reordered matrix.
+template <class Scalar, class Device>
+void gather_values_into(const typename Device::execution_space& space, Kokkos::View<const offset_t*, Device> source,
+                        Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out, size_t w) {
+  Kokkos::parallel_for(
+      "trellis::dd::numeric_values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, out.extent(0)),
+      KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
+}
+
+/// The first block row of A (original numbering) whose pattern is not the
+/// one R = P A0 P^T was made from (source: each block of R's position in
+/// A0), or num_block_rows if A has A0's pattern. A's sizes are R's.
+template <class Scalar, class Device>
+ordinal_t first_row_not_in_pattern(const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& A,
+                                   const BsrMatrix<Scalar, Device>& R, Kokkos::View<const offset_t*, Device> source,
+                                   Kokkos::View<const ordinal_t*, Device> n2o,
+                                   Kokkos::View<const ordinal_t*, Device> o2n) {
+  const auto a_map = A.row_map;
+  const auto a_ent = A.entries;
+  const auto r_map = R.row_map;
+  const auto r_ent = R.entries;
+  const ordinal_t n = R.num_block_rows;
+  ordinal_t first_bad = n;
+  Kokkos::parallel_reduce(
+      "trellis::dd::numeric_pattern", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      KOKKOS_LAMBDA(ordinal_t r, ordinal_t & bad) {
+        const ordinal_t i = n2o(r);
+        const offset_t begin = a_map(i), end = a_map(i + 1);
+        bool same = end - begin == r_map(r + 1) - r_map(r);
+        for (offset_t e = r_map(r); same && e < r_map(r + 1); ++e) {
+          const offset_t k = source(e);
+          const ordinal_t j = k >= begin && k < end ? a_ent(k) : -1;
+          same = j >= 0 && j < n && o2n(j) == r_ent(e);
+        }
+        if (!same && i < bad) bad = i;
+      },
+      Kokkos::Min<ordinal_t>(first_bad));
+  return first_bad;
 }
 
 /// The vectors one application writes besides its output.
@@ -121,6 +167,27 @@ class DomainDecompositionIlu {
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   DomainDecompositionIlu(const BsrMatrix<Scalar, D>& A, const DdOptions& options = {})
       : DomainDecompositionIlu(execution_space(), A, options) {}
+
+  /// New values for the pattern given at construction, from the device (A's
+  /// arrays are read where they are) or the host (copied to a device matrix
+  /// kept for the next call): permuted, split and factored again on `space`,
+  /// reusing the partition, the permutation and the schedules; the
+  /// reordered matrix takes the new values too. A different pattern is a
+  /// StructureError before anything changes; a failed pivot is a PivotError
+  /// as in the constructor, and then every solve refuses to run until a
+  /// numeric() succeeds. Returns when the factors are ready on every instance.
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  void numeric(const execution_space& space, const BsrMatrix<Scalar, D>& A) {
+    numeric_on_device(space, A);
+  }
+  void numeric(const execution_space& space, const HostBsr& A);
+  void numeric(const execution_space& space, const HostCsr& A) { numeric(space, csr_to_bsr(A, 1)); }
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  void numeric(const BsrMatrix<Scalar, D>& A) {
+    numeric_on_device(execution_space(), A);
+  }
+  void numeric(const HostBsr& A) { numeric(execution_space(), A); }
+  void numeric(const HostCsr& A) { numeric(execution_space(), A); }
 
   /// Block rows whose vector part (b * sizeof(Scalar) bytes each) fits in the
   /// team scratch this backend offers.
@@ -207,6 +274,18 @@ class DomainDecompositionIlu {
   /// copy_seconds: the time A took to reach the device (counted as reordering).
   void setup(const execution_space& space, const dd::detail::BlockPattern& pattern, const BsrMatrix<Scalar, Device>& A,
              double copy_seconds);
+  void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
+  /// StructureError unless A has the pattern the setup saw (checked on the
+  /// device through the permutation's source positions).
+  void check_same_pattern(const execution_space& space, const BsrMatrix<Scalar, Device>& A) const;
+  /// Factors the split values (L_val, U_val, diag_) and puts them in
+  /// schedule order; PivotError on a failed pivot.
+  void factor_split_values(const execution_space& space);
+  void check_factored(const std::string& what) const {
+    if (!failed_numeric_.empty())
+      throw Error(what + ": the last numeric() failed (" + failed_numeric_ +
+                  "); the factors are unusable until a numeric() succeeds");
+  }
   void check_sizes(const_vector_type in, const_vector_type out, const std::string& what) const {
     const size_t n = size_t(num_rows());
     if (in.extent(0) != n || out.extent(0) != n)
@@ -242,6 +321,13 @@ class DomainDecompositionIlu {
   Kokkos::View<ordinal_t*, Device> new_to_old_, old_to_new_;
   dd::SubdomainFactors<Scalar, Device> factors_;
   SharedWorkspace<execution_space, Work> workspace_;
+  // What numeric() reuses: each reordered block's position in A, the split
+  // diagonal blocks, the pivot status, a device copy for host input.
+  Kokkos::View<offset_t*, Device> value_source_;
+  vector_type diag_;
+  Kokkos::View<ordinal_t*, Device> pivot_status_;
+  DeviceCopy<Scalar, Device> staging_;
+  std::string failed_numeric_;  // the PivotError of the last numeric(), if it failed
 };
 
 // ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
@@ -311,6 +397,7 @@ void DomainDecompositionIlu<Scalar, Device>::apply_reordered_with(const executio
                                                                   vector_type z, DdApply variant,
                                                                   dd::SubdomainRange range, Work& w) const {
   check_sizes(r, z, to_string(variant));
+  check_factored(to_string(variant));
   const ordinal_t subdomains = layout_.num_subdomains();
   if (range.begin < 0 || range.begin > subdomains || range.end > subdomains ||
       (range.end >= 0 && range.end < range.begin))
@@ -341,6 +428,7 @@ template <class Scalar, class Device>
 void DomainDecompositionIlu<Scalar, Device>::lower_solve_reordered(const execution_space& space, const_vector_type r,
                                                                    vector_type y, DdLowerSolve variant) const {
   check_sizes(r, y, to_string(variant));
+  check_factored(to_string(variant));
   dd::detail::dispatch_block_size(block_size(), [&](auto B) {
     constexpr int b = decltype(B)::value;
     dd::DagPlan plan;
@@ -366,6 +454,7 @@ template <class Scalar, class Device>
 void DomainDecompositionIlu<Scalar, Device>::upper_solve_reordered(const execution_space& space, const_vector_type r,
                                                                    vector_type z) const {
   check_sizes(r, z, "upper solve");
+  check_factored("upper solve");
   dd::detail::dispatch_block_size(block_size(), [&](auto B) {
     dd::DagPlan plan;
     plan.lower = dd::LowerStep::none;
@@ -413,7 +502,7 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
     const Permutation<Device> perm = make_permutation<Device>(layout_.new_to_old, arena);
     new_to_old_ = perm.new_to_old;
     old_to_new_ = perm.old_to_new;
-    reordered_ = permute_symmetric(A, perm, arena);
+    reordered_ = permute_symmetric(A, perm, arena, &value_source_);
   });
   auto& f = factors_;
   f.max_subdomain_rows = report_.largest_subdomain;
@@ -422,9 +511,9 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
                     Kokkos::View<const ordinal_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                         layout_.sub_start.data(), layout_.sub_start.size()));
   auto split = ilu::split_blocks(space, reordered_, Kokkos::View<const ordinal_t*, Device>(f.sub_start), f,
-                                 layout_.new_to_old, arena);
+                                 layout_.new_to_old, arena, ViewArena<Device>::kept);
   report_.blocks_dropped = split.dropped;
-  vector_type diag = split.diag;
+  diag_ = split.diag;
   space.fence();
   report_.seconds_reorder = seconds_since(t0) + copy_seconds;
 
@@ -440,21 +529,18 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   report_.upper_levels_max = f.upper.max_levels;
 
   t0 = now();
-  ilu::FactorizationOutcome out;
-  dd::detail::dispatch_block_size(
-      b, [&](auto B) { out = dd::factor_subdomains<decltype(B)::value>(space, f, diag, options_.pivots, arena); });
-  ilu::throw_if_pivot_failed(out, layout_.new_to_old, diag, b);
-  // The solves read L and U' in level order; the factorization's copies go.
+  pivot_status_ = ilu::detail::make_pivot_status<Device>(space, f.num_rows, arena, ViewArena<Device>::kept);
   const size_t bb = size_t(b) * b;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
   arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
-  f.L_edges = dd::level_ordered_blocks<Scalar, Device>(space, f.lower, f.L_col, f.L_val, b, arena);
-  f.U_edges = dd::level_ordered_blocks<Scalar, Device>(space, f.upper, f.U_col, f.U_val, b, arena);
-  f.L_val = vector_type();
-  f.U_val = vector_type();
-  space.fence();
+  f.L_edges.size = offset_t(f.lower.edge_pos.extent(0));
+  f.L_edges.col = arena.template take<ordinal_t>("trellis::dd::L_edge_col", f.L_edges.size);
+  f.L_edges.val = arena.template take<Scalar>("trellis::dd::L_edge_val", f.L_edges.size * bb);
+  f.U_edges.size = offset_t(f.upper.edge_pos.extent(0));
+  f.U_edges.col = arena.template take<ordinal_t>("trellis::dd::U_edge_col", f.U_edges.size);
+  f.U_edges.val = arena.template take<Scalar>("trellis::dd::U_edge_val", f.U_edges.size * bb);
+  factor_split_values(space);
   report_.seconds_factorization = seconds_since(t0);
-  report_.boosted_pivots = out.boosted;
   const size_t n = size_t(f.num_rows) * b;
   // Work vectors every use writes in full before reading: no fill (on CUDA
   // each View fill is a kernel and a fence, a few per cent of a small setup).
@@ -467,6 +553,69 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   Kokkos::deep_copy(space, w.flags, 0);
   workspace_ = SharedWorkspace<execution_space, Work>(w);
   space.fence();  // ready on every instance
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::factor_split_values(const execution_space& space) {
+  auto& f = factors_;
+  const int b = f.block_size;
+  ilu::FactorizationOutcome out;
+  dd::detail::dispatch_block_size(b, [&](auto B) {
+    out = dd::factor_subdomains<decltype(B)::value>(space, f, diag_, options_.pivots, pivot_status_);
+  });
+  ilu::throw_if_pivot_failed(out, layout_.new_to_old, const_vector_type(diag_), reordered_, options_.pivots);
+  report_.boosted_pivots = out.boosted;
+  // The solves read L and U' in schedule order.
+  dd::fill_level_ordered_blocks<Scalar, Device>(space, f.lower, f.L_col, f.L_val, b, f.L_edges);
+  dd::fill_level_ordered_blocks<Scalar, Device>(space, f.upper, f.U_col, f.U_val, b, f.U_edges);
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::numeric(const execution_space& space, const HostBsr& A) {
+  if constexpr (std::is_same<HostBsr, BsrMatrix<Scalar, Device>>::value) {
+    numeric_on_device(space, A);
+  } else {
+    numeric_on_device(space, staging_.upload(space, A));
+  }
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::check_same_pattern(const execution_space& space,
+                                                                const BsrMatrix<Scalar, Device>& A) const {
+  const std::string what = "DomainDecompositionIlu::numeric: ";
+  const auto& R = reordered_;
+  if (A.block_size != R.block_size || A.num_block_rows != R.num_block_rows || A.num_block_cols != R.num_block_cols ||
+      A.row_map.extent(0) != R.row_map.extent(0) || A.entries.extent(0) != R.entries.extent(0) ||
+      A.values.extent(0) != R.values.extent(0))
+    throw StructureError(what + "a " + std::to_string(A.num_block_rows) + " x " + std::to_string(A.num_block_cols) +
+                         " matrix of " + std::to_string(A.entries.extent(0)) + " blocks of size " +
+                         std::to_string(A.block_size) + " for a setup of " + std::to_string(R.num_block_rows) + " x " +
+                         std::to_string(R.num_block_cols) + ", " + std::to_string(R.entries.extent(0)) +
+                         " blocks of size " + std::to_string(R.block_size) + "; a new pattern needs a new setup");
+  const ordinal_t n = R.num_block_rows;
+  const ordinal_t first_bad =
+      dd::detail::first_row_not_in_pattern<Scalar, Device>(space, A, R, value_source_, new_to_old_, old_to_new_);
+  if (first_bad < n)
+    throw StructureError(what + "block row " + std::to_string(first_bad) +
+                         " has another pattern than at setup; a new pattern needs a new setup");
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::numeric_on_device(const execution_space& space,
+                                                               const BsrMatrix<Scalar, Device>& A) {
+  check_same_pattern(space, A);  // before anything changes
+  failed_numeric_ = "interrupted";
+  dd::detail::gather_values_into<Scalar, Device>(space, value_source_, A.values, reordered_.values,
+                                                 size_t(A.block_size) * A.block_size);
+  ilu::split_values(space, reordered_, factors_, diag_);
+  try {
+    factor_split_values(space);
+  } catch (const PivotError& e) {
+    failed_numeric_ = e.what();
+    throw;
+  }
+  space.fence();  // ready on every instance
+  failed_numeric_.clear();
 }
 
 #if TRELLIS_ENABLE_ETI

@@ -4,7 +4,7 @@
 // per-subdomain schedules their solves use and, for the solves, L and U'
 // again in the order of their schedules (L_edges, U_edges: see
 // LevelOrderedBlocks). DomainDecompositionIlu makes those after factoring
-// and releases L_val and U_val (the factorization's copies).
+// and keeps L_val and U_val (the factorization's copies) for numeric().
 #include <Kokkos_Core.hpp>
 
 #include "trellis/dd/subdomain_schedule.hpp"
@@ -25,19 +25,13 @@ struct LevelOrderedBlocks {
   offset_t size = 0;
 };
 
-/// The copy of (col, val) (CSR arrays of b x b blocks) in the order of `s`,
-/// in arrays from `arena`.
+/// t = (col, val) (CSR arrays of b x b blocks) in the order of `s`, t's
+/// arrays already sized (level_ordered_blocks; again on a refactorization).
 template <class Scalar, class Device>
-LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const typename Device::execution_space& space,
-                                                        const SubdomainSchedule<Device>& s,
-                                                        Kokkos::View<const ordinal_t*, Device> col,
-                                                        Kokkos::View<const Scalar*, Device> val, int b,
-                                                        ViewArena<Device>& arena) {
-  LevelOrderedBlocks<Scalar, Device> t;
-  t.size = offset_t(s.edge_pos.extent(0));
+void fill_level_ordered_blocks(const typename Device::execution_space& space, const SubdomainSchedule<Device>& s,
+                               Kokkos::View<const ordinal_t*, Device> col, Kokkos::View<const Scalar*, Device> val,
+                               int b, const LevelOrderedBlocks<Scalar, Device>& t) {
   const offset_t n = t.size, bb = offset_t(b) * b;
-  t.col = arena.template take<ordinal_t>("trellis::dd::edge_col", n);
-  t.val = arena.template take<Scalar>("trellis::dd::edge_val", n * bb);
   auto pos = s.edge_pos;
   auto out_col = t.col;
   auto out_val = t.val;
@@ -48,6 +42,20 @@ LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const typename Device::e
         out_col(e) = col(k);
         for (offset_t q = 0; q < bb; ++q) out_val(q * n + e) = val(k * bb + q);
       });
+}
+
+/// The copy of (col, val) in the order of `s`, in arrays from `arena`.
+template <class Scalar, class Device>
+LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const typename Device::execution_space& space,
+                                                        const SubdomainSchedule<Device>& s,
+                                                        Kokkos::View<const ordinal_t*, Device> col,
+                                                        Kokkos::View<const Scalar*, Device> val, int b,
+                                                        ViewArena<Device>& arena) {
+  LevelOrderedBlocks<Scalar, Device> t;
+  t.size = offset_t(s.edge_pos.extent(0));
+  t.col = arena.template take<ordinal_t>("trellis::dd::edge_col", t.size);
+  t.val = arena.template take<Scalar>("trellis::dd::edge_val", t.size * b * b);
+  fill_level_ordered_blocks(space, s, col, val, b, t);
   return t;
 }
 

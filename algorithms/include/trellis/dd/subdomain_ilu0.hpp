@@ -8,7 +8,6 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
-#include "trellis/core/view_arena.hpp"
 #include "trellis/dd/subdomain_factors.hpp"
 #include "trellis/ilu/factorization.hpp"
 
@@ -17,15 +16,15 @@ namespace trellis::dd {
 /// Factors in place: on entry L_val / U_val hold A's strict lower / upper
 /// blocks and diag its diagonal blocks, f.lower is analyzed; on exit L_val
 /// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
-/// (unless a pivot failed: see the outcome). `arena` gives the pivot status.
+/// (unless a pivot failed: see the outcome). status: from make_pivot_status.
 template <int B, class Scalar, class Device>
 ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_space& space,
                                             SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                            ilu::PivotOptions pivots, ViewArena<Device>& arena) {
+                                            ilu::PivotOptions pivots, Kokkos::View<ordinal_t*, Device> status) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   const bool host = trellis::detail::is_host_space<exec>();
-  auto status = ilu::detail::make_pivot_status<Device>(space, f.num_rows, arena);
+  ilu::detail::reset_pivot_status(space, status, f.num_rows);
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;

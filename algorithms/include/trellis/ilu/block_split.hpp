@@ -22,19 +22,52 @@ struct SplitBlocks {
   offset_t dropped = 0;                // blocks outside the diagonal parts
 };
 
+/// R's values into f.L_val, f.U_val and diag, for a pattern split_blocks
+/// made from R or from a matrix with R's pattern (a refactorization): each
+/// row's blocks are walked beside its kept L and U columns, all sorted, and
+/// blocks outside them (dropped) are skipped.
+template <class Scalar, class Device>
+void split_values(const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& R,
+                  const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
+  const size_t bb = size_t(R.block_size) * R.block_size;
+  const auto map = R.row_map;
+  const auto ent = R.entries;
+  Kokkos::View<const Scalar*, Device> values = R.values;
+  const BlockFactors<Scalar, Device> fc = f;
+  Kokkos::parallel_for(
+      "trellis::ilu::split_values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, R.num_block_rows),
+      KOKKOS_LAMBDA(ordinal_t i) {
+        offset_t pl = fc.L_map(i), pu = fc.U_map(i);
+        const offset_t l_end = fc.L_map(i + 1), u_end = fc.U_map(i + 1);
+        for (offset_t q = map(i); q < map(i + 1); ++q) {
+          const ordinal_t j = ent(q);
+          Scalar* to = nullptr;
+          if (j == i)
+            to = &diag(i * bb);
+          else if (j < i && pl < l_end && fc.L_col(pl) == j)
+            to = &fc.L_val(pl++ * bb);
+          else if (j > i && pu < u_end && fc.U_col(pu) == j)
+            to = &fc.U_val(pu++ * bb);
+          if (to)
+            for (size_t t = 0; t < bb; ++t) to[t] = values(q * bb + t);
+        }
+      });
+}
+
 /// Fills f's L/U maps, columns and values from R's blocks whose column lies
 /// in the row's part (part s owns rows [part_start(s), part_start(s+1))), and
 /// allocates LD_val and inv_diag for the factorization to fill. A row without
 /// a diagonal block is a StructureError naming it in the original numbering
 /// (new_to_old; empty means R is not permuted). Arrays come from `arena`;
-/// L_val, U_val and the diagonal blocks are temporaries of it (solves may
-/// read copies in another order).
+/// L_val, U_val and the diagonal blocks have `values_life` (temporary where
+/// solves read copies in another order and nothing refactors; kept for
+/// split_values to fill again).
 template <class Scalar, class Device>
-SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space& space,
-                                         const BsrMatrix<Scalar, Device>& R,
-                                         Kokkos::View<const ordinal_t*, Device> part_start,
-                                         BlockFactors<Scalar, Device>& f, const std::vector<ordinal_t>& new_to_old,
-                                         ViewArena<Device>& arena) {
+SplitBlocks<Scalar, Device> split_blocks(
+    const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& R,
+    Kokkos::View<const ordinal_t*, Device> part_start, BlockFactors<Scalar, Device>& f,
+    const std::vector<ordinal_t>& new_to_old, ViewArena<Device>& arena,
+    typename ViewArena<Device>::Lifetime values_life = ViewArena<Device>::temporary) {
   using exec = typename Device::execution_space;
   using range = Kokkos::RangePolicy<exec>;
   using team_policy = Kokkos::TeamPolicy<exec>;
@@ -89,20 +122,16 @@ SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space&
   arena.template reserve<ordinal_t>(Arena::kept, nL, nU);
   f.L_col = arena.template take<ordinal_t>("trellis::ilu::L_col", nL);
   f.U_col = arena.template take<ordinal_t>("trellis::ilu::U_col", nU);
-  arena.template reserve<Scalar>(Arena::temporary, nL * bb, nU * bb, n * bb);
-  f.L_val = arena.template take<Scalar>("trellis::ilu::L_val", nL * bb, Arena::temporary);
-  f.U_val = arena.template take<Scalar>("trellis::ilu::U_val", nU * bb, Arena::temporary);
+  arena.template reserve<Scalar>(values_life, nL * bb, nU * bb, n * bb);
+  f.L_val = arena.template take<Scalar>("trellis::ilu::L_val", nL * bb, values_life);
+  f.U_val = arena.template take<Scalar>("trellis::ilu::U_val", nU * bb, values_life);
   SplitBlocks<Scalar, Device> out;
-  out.diag = arena.template take<Scalar>("trellis::ilu::diag", n * bb, Arena::temporary);
+  out.diag = arena.template take<Scalar>("trellis::ilu::diag", n * bb, values_life);
   arena.template reserve<Scalar>(Arena::kept, nL * bb, n * bb);
   f.LD_val = arena.template take<Scalar>("trellis::ilu::LD_val", nL * bb);
   f.inv_diag = arena.template take<Scalar>("trellis::ilu::inv_diag", n * bb);
   auto L_col = f.L_col;
   auto U_col = f.U_col;
-  auto L_val = f.L_val;
-  auto U_val = f.U_val;
-  auto diag = out.diag;
-  Kokkos::View<const Scalar*, Device> values = R.values;
   ordinal_t first_missing = INT_MAX;
   Kokkos::parallel_reduce(
       "trellis::ilu::split", range(space, 0, n),
@@ -113,14 +142,12 @@ SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space&
         for (offset_t q = map(i); q < map(i + 1); ++q) {
           const ordinal_t j = ent(q);
           if (j < lo || j >= hi) continue;
-          Scalar* to;
           if (j < i)
-            L_col(pl) = j, to = &L_val(pl++ * bb);
+            L_col(pl++) = j;
           else if (j > i)
-            U_col(pu) = j, to = &U_val(pu++ * bb);
+            U_col(pu++) = j;
           else
-            has_diagonal = true, to = &diag(i * bb);
-          for (size_t t = 0; t < bb; ++t) to[t] = values(q * bb + t);
+            has_diagonal = true;
         }
         if (!has_diagonal && i < missing) missing = i;
       },
@@ -129,6 +156,7 @@ SplitBlocks<Scalar, Device> split_blocks(const typename Device::execution_space&
     throw StructureError("ILU0: block row " +
                          std::to_string(new_to_old.empty() ? first_missing : new_to_old[first_missing]) +
                          " has no diagonal block");
+  split_values(space, R, f, out.diag);
   out.dropped = R.nnz_blocks() - nL - nU - n;
   return out;
 }

@@ -6,9 +6,13 @@
 // schedule rows their own way (one team per subdomain in dd/) call
 // factor_row and record_pivot from their own kernels.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/ilu/block_factors.hpp"
@@ -74,17 +78,24 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
   if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
 }
 
-/// (first tiny row, first non-finite row, boosted count), from `arena`.
+/// Sets the status to "no failure, nothing boosted" for n rows.
 template <class Device>
-Kokkos::View<ordinal_t*, Device> make_pivot_status(const typename Device::execution_space& space, ordinal_t n,
-                                                   ViewArena<Device>& arena) {
-  Kokkos::View<ordinal_t*, Device> status =
-      arena.template take<ordinal_t>("trellis::ilu::pivot_status", 3, ViewArena<Device>::temporary);
+void reset_pivot_status(const typename Device::execution_space& space, Kokkos::View<ordinal_t*, Device> status,
+                        ordinal_t n) {
   auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
   h(0) = h(1) = n;
   h(2) = 0;
   Kokkos::deep_copy(space, status, h);
   space.fence();  // h is a temporary
+}
+
+/// (first tiny row, first non-finite row, boosted count), from `arena`.
+template <class Device>
+Kokkos::View<ordinal_t*, Device> make_pivot_status(
+    const typename Device::execution_space& space, ordinal_t n, ViewArena<Device>& arena,
+    typename ViewArena<Device>::Lifetime life = ViewArena<Device>::temporary) {
+  Kokkos::View<ordinal_t*, Device> status = arena.template take<ordinal_t>("trellis::ilu::pivot_status", 3, life);
+  reset_pivot_status(space, status, n);
   return status;
 }
 
@@ -131,15 +142,15 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 /// thread. On entry L_val / U_val hold A's strict lower / upper blocks and
 /// diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U,
 /// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
-/// level_ptr_host as in LevelSets.
+/// level_ptr_host as in LevelSets; status from make_pivot_status.
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
                                       Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
                                       Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
-                                      ViewArena<Device>& arena) {
+                                      Kokkos::View<ordinal_t*, Device> status) {
   using range = Kokkos::RangePolicy<typename Device::execution_space>;
-  auto status = detail::make_pivot_status<Device>(space, f.num_rows, arena);
+  detail::reset_pivot_status(space, status, f.num_rows);
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
@@ -155,16 +166,43 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
 }
 
 /// PivotError naming the original block row of the first failed pivot
-/// (new_to_old empty: rows not permuted); diag holds the rows' pivot blocks.
-template <class Diag>
-void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old, const Diag& diag,
-                           int b) {
+/// (new_to_old empty: rows not permuted), the pivot, the row's scale (its
+/// largest |entry| in R, the matrix that was factored, in the factor's
+/// numbering) and the option that would let the factorization go on.
+template <class Scalar, class Device>
+void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<ordinal_t>& new_to_old,
+                           Kokkos::View<const Scalar*, Device> diag, const BsrMatrix<Scalar, Device>& R,
+                           const PivotOptions& pivots) {
   const ordinal_t bad = out.non_finite_row >= 0 ? out.non_finite_row : out.tiny_row;
   if (bad < 0) return;
-  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), diag);  // fences
-  throw PivotError(std::string("ILU0: ") + (out.non_finite_row >= 0 ? "NaN or Inf" : "zero or tiny") +
-                       " pivot (block row in the original numbering)",
-                   new_to_old.empty() ? bad : new_to_old[bad], d(size_t(bad) * b * b));
+  const size_t bb = size_t(R.block_size) * R.block_size;
+  double pivot = 0, scale = 0;
+  Kokkos::deep_copy(pivot, Kokkos::subview(diag, size_t(bad) * bb));
+  auto map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                 Kokkos::subview(R.row_map, std::make_pair(bad, bad + 2)));
+  auto vals = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(R.values, std::make_pair(size_t(map(0)) * bb, size_t(map(1)) * bb)));
+  for (size_t t = 0; t < vals.extent(0); ++t) scale = std::max(scale, std::abs(double(vals(t))));
+  char text[200];
+  std::string what, advice;
+  if (out.non_finite_row >= 0) {
+    what = "ILU0: NaN or Inf pivot";
+    std::snprintf(text, sizeof text, "row scale %.3e; the matrix's values or the factorization overflowed", scale);
+  } else if (pivots.tolerance > 0) {
+    std::snprintf(text, sizeof text, "ILU0: tiny pivot (|p| <= %.1e x the row scale)", pivots.tolerance);
+    what = text;
+    std::snprintf(text, sizeof text,
+                  "row scale %.3e; a smaller --pivot-tolerance (PivotOptions::tolerance, default 0) or "
+                  "--pivot-boost B lets the factorization go on",
+                  scale);
+  } else {
+    what = "ILU0: zero pivot";
+    std::snprintf(text, sizeof text,
+                  "row scale %.3e; --pivot-boost B (PivotOptions::boost) replaces it by B x the row scale", scale);
+  }
+  advice = text;
+  throw PivotError(what + " (block row in the original numbering)", new_to_old.empty() ? bad : new_to_old[bad], pivot,
+                   advice);
 }
 
 }  // namespace trellis::ilu

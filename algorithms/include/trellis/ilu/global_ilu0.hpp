@@ -7,6 +7,8 @@
 // A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
 // Calls that run work take an execution-space instance first (the default
 // instance where it is left out); double is compiled once in the library.
+// numeric(A_new) factors new values of the same pattern again (no analysis,
+// no device allocation after the first call from host values).
 // Applications with one object must not overlap (threads or instances):
 // they share its triangular solvers' flags and its work vector. Build one
 // object per concurrent caller (DomainDecompositionIlu has no such limit).
@@ -18,6 +20,7 @@
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/device_copy.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/stopwatch.hpp"
@@ -57,6 +60,26 @@ CsrMatrix<Scalar, Device> with_diagonal(const typename Device::execution_space& 
   return CsrMatrix<Scalar, Device>(n, n, out_map, out_col, out_val);
 }
 
+/// The first row whose pattern (entry count or columns) differs between A
+/// and P (same sizes), or P's row count if none.
+template <class Scalar, class Device>
+ordinal_t first_row_with_other_pattern(const typename Device::execution_space& space,
+                                       const BsrMatrix<Scalar, Device>& A, const BsrMatrix<Scalar, Device>& P) {
+  const auto a_map = A.row_map, p_map = P.row_map;
+  const auto a_ent = A.entries, p_ent = P.entries;
+  const ordinal_t n = P.num_block_rows;
+  ordinal_t first = n;
+  Kokkos::parallel_reduce(
+      "trellis::ilu0::numeric_pattern", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & bad) {
+        bool same = a_map(i) == p_map(i) && a_map(i + 1) == p_map(i + 1);
+        for (offset_t q = p_map(i); same && q < p_map(i + 1); ++q) same = a_ent(q) == p_ent(q);
+        if (!same && i < bad) bad = i;
+      },
+      Kokkos::Min<ordinal_t>(first));
+  return first;
+}
+
 }  // namespace detail
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -72,6 +95,24 @@ class GlobalIlu0 {
              TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
   GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic)
       : GlobalIlu0(execution_space(), A, pivots, algorithm) {}
+
+  /// New values for the pattern given at construction, from the device or
+  /// the host (copied to a device matrix kept for the next call), factored
+  /// again on `space` with the levels and the triangular solvers' analysis
+  /// of the construction. A different pattern is a StructureError before
+  /// anything changes; a failed pivot a PivotError, after which the solves
+  /// refuse to run until a numeric() succeeds. Returns when ready on every
+  /// instance.
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  void numeric(const execution_space& space, const CsrMatrix<Scalar, D>& A) {
+    numeric_on_device(space, BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
+  }
+  void numeric(const execution_space& space, const HostCsr& A);
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  void numeric(const CsrMatrix<Scalar, D>& A) {
+    numeric(execution_space(), A);
+  }
+  void numeric(const HostCsr& A) { numeric(execution_space(), A); }
 
   ordinal_t num_rows() const { return ordinal_t(work_.extent(0)); }
   /// z = (L D U')^{-1} r; r and z distinct.
@@ -100,9 +141,27 @@ class GlobalIlu0 {
   ordinal_t boosted_pivots() const { return boosted_; }
 
  private:
+  void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
+  /// Factors the split values (L_val, U_val, diag_) level by level; PivotError on a failed pivot.
+  void factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
+  void check_factored(const char* what) const {
+    if (!failed_numeric_.empty())
+      throw Error(std::string("GlobalIlu0 ") + what + ": the last numeric() failed (" + failed_numeric_ +
+                  "); the factors are unusable until a numeric() succeeds");
+  }
+
   std::unique_ptr<TriangularSolver<Scalar, Device>> lower_, upper_;
   vector_type inv_diag_, work_;
   ilu::BlockFactors<Scalar, Device> factors_;
+  ilu::PivotOptions pivots_;
+  // What numeric() reuses: the matrix's pattern, the split diagonal, the
+  // levels of L, the pivot status, a device copy for host input.
+  BsrMatrix<Scalar, Device> pattern_;
+  vector_type diag_;
+  LevelSets<Device> levels_;
+  Kokkos::View<ordinal_t*, Device> pivot_status_;
+  DeviceCopy<Scalar, Device> staging_;
+  std::string failed_numeric_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
   ordinal_t boosted_ = 0;
 };
@@ -116,27 +175,26 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
   check_canonical(A, "ILU0");
   // The whole matrix as one part (nothing dropped), split on the device.
+  pivots_ = pivots;
   ilu::BlockFactors<Scalar, Device> f;
   Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
   Kokkos::deep_copy(space, Kokkos::subview(whole, 1), A.num_rows);
   ViewArena<Device> arena;
-  const BsrMatrix<Scalar, Device> blocks = copy_to<Device>(csr_to_bsr(A, 1));
-  vector_type diag = ilu::split_blocks(space, blocks, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena).diag;
+  pattern_ = copy_to<Device>(csr_to_bsr(A, 1));
+  diag_ = ilu::split_blocks(space, pattern_, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena,
+                            ViewArena<Device>::kept)
+              .diag;
   const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
   auto t0 = now();
-  LevelSets<Device> levels;
-  trellis::detail::on_default_instance(space, [&] { levels = analyze_levels(L, Triangle::lower); });
+  trellis::detail::on_default_instance(space, [&] { levels_ = analyze_levels(L, Triangle::lower); });
   analysis_seconds_ = seconds_since(t0);
+  pivot_status_ = ilu::detail::make_pivot_status<Device>(space, A.num_rows, arena, ViewArena<Device>::kept);
+  factors_ = f;
+  inv_diag_ = f.inv_diag;
   t0 = now();
-  const auto out =
-      ilu::factor_by_levels<1>(space, f, diag, pivots, Kokkos::View<const ordinal_t*, Device>(levels.level_rows),
-                               Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host), arena);
+  factor_split_values(space, pattern_);
   space.fence();
   factorization_seconds_ = seconds_since(t0);
-  ilu::throw_if_pivot_failed(out, {}, diag, 1);
-  boosted_ = out.boosted;
-  inv_diag_ = f.inv_diag;
-  factors_ = f;
   t0 = now();
   const TrustedInput trusted;  // L and U were split from the checked A here
   lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(space, L, TrsvOptions{Triangle::lower, true, algorithm});
@@ -150,6 +208,52 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
 }
 
 template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
+  const auto out = ilu::factor_by_levels<1>(
+      space, factors_, diag_, pivots_, Kokkos::View<const ordinal_t*, Device>(levels_.level_rows),
+      Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_);
+  ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
+  boosted_ = out.boosted;
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::numeric(const execution_space& space, const HostCsr& A) {
+  if constexpr (std::is_same<HostCsr, CsrMatrix<Scalar, Device>>::value)
+    numeric_on_device(space, BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
+  else
+    numeric_on_device(space, staging_.upload(space, csr_to_bsr(A, 1)));
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
+  const std::string what = "GlobalIlu0::numeric: ";
+  const auto& P = pattern_;
+  if (A.block_size != 1 || A.num_block_rows != P.num_block_rows || A.num_block_cols != P.num_block_cols ||
+      A.entries.extent(0) != P.entries.extent(0))
+    throw StructureError(what + "a " + std::to_string(A.num_rows()) + " x " + std::to_string(A.num_cols()) +
+                         " matrix of " + std::to_string(A.entries.extent(0)) + " entries for a setup of " +
+                         std::to_string(P.num_block_rows) + " x " + std::to_string(P.num_block_cols) + ", " +
+                         std::to_string(P.entries.extent(0)) + " entries; a new pattern needs a new setup");
+  const ordinal_t bad = detail::first_row_with_other_pattern(space, A, P);
+  if (bad < P.num_block_rows)
+    throw StructureError(what + "row " + std::to_string(bad) +
+                         " has another pattern than at setup; a new pattern needs a new setup");
+  failed_numeric_ = "interrupted";
+  ilu::split_values(space, A, factors_, diag_);
+  try {
+    factor_split_values(space, A);
+  } catch (const PivotError& e) {
+    failed_numeric_ = e.what();
+    throw;
+  }
+  const ordinal_t n = P.num_block_rows;
+  lower_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.L_map, factors_.L_col, factors_.L_val));
+  upper_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.U_map, factors_.U_col, factors_.U_val));
+  space.fence();  // ready on every instance
+  failed_numeric_.clear();
+}
+
+template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
   lower_solve(space, r, work_);
   upper_solve(space, work_, z);
@@ -157,6 +261,7 @@ void GlobalIlu0<Scalar, Device>::apply(const execution_space& space, const_vecto
 
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type y) const {
+  check_factored("lower solve");
   lower_->solve(space, r, y);
   auto inv = inv_diag_;
   Kokkos::parallel_for(
@@ -166,6 +271,7 @@ void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const
 
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type y, vector_type z) const {
+  check_factored("upper solve");
   upper_->solve(space, y, z);
 }
 

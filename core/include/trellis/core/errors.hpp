@@ -1,6 +1,7 @@
 #pragma once
 // Typed errors. Every message names the input it is about (file, line, row,
 // value) so that a user can find the problem without a debugger.
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -43,14 +44,21 @@ class StructureError : public Error {
 /// A numerical failure tied to one row: a zero, tiny or non-finite pivot.
 class PivotError : public Error {
  public:
-  PivotError(const std::string& what_failed, long row, double value)
-      : Error(what_failed + " at row " + std::to_string(row) + " (value " + std::to_string(value) + ")"),
+  /// "WHAT_FAILED at row ROW (value VALUE)", then ": ADVICE" if given.
+  PivotError(const std::string& what_failed, long row, double value, const std::string& advice = "")
+      : Error(what_failed + " at row " + std::to_string(row) + " (value " + shortest(value) + ")" +
+              (advice.empty() ? "" : ": " + advice)),
         row_(row),
         value_(value) {}
   long row() const { return row_; }
   double value() const { return value_; }
 
  private:
+  static std::string shortest(double v) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.6g", v);
+    return s;
+  }
   long row_;
   double value_;
 };

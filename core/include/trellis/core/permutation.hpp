@@ -90,11 +90,13 @@ struct GatheredPattern {
 };
 
 /// Rows of (row_map, entries) in the order p.new_to_old; columns mapped
-/// through p.old_to_new when asked (then re-sorted), else kept. `source` is
-/// a temporary of the arena.
+/// through p.old_to_new when asked (then re-sorted), else kept. `source`
+/// has the lifetime asked for (a temporary unless the caller gathers values
+/// again later).
 template <class RowMap, class Entries, class Device>
-GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Permutation<Device>& p, bool map_columns,
-                                       ViewArena<Device>& arena) {
+GatheredPattern<Device> gather_pattern(
+    RowMap row_map, Entries entries, const Permutation<Device>& p, bool map_columns, ViewArena<Device>& arena,
+    typename ViewArena<Device>::Lifetime source_life = ViewArena<Device>::temporary) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   const ordinal_t n = p.size();
@@ -107,7 +109,7 @@ GatheredPattern<Device> gather_pattern(RowMap row_map, Entries entries, const Pe
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, size_t(n) + 1, entries.extent(0));
   g.row_map = arena.template take<offset_t>("trellis::permuted_row_map", size_t(n) + 1);
   g.entries = arena.template take<ordinal_t>("trellis::permuted_entries", entries.extent(0));
-  g.source = arena.template take<offset_t>("trellis::permuted_source", entries.extent(0), ViewArena<Device>::temporary);
+  g.source = arena.template take<offset_t>("trellis::permuted_source", entries.extent(0), source_life);
   auto out_map = g.row_map;
   auto out_ent = g.entries;
   auto source = g.source;
@@ -169,12 +171,17 @@ CsrMatrix<Scalar, Device> permute_symmetric(const CsrMatrix<Scalar, Device>& A, 
 }
 
 /// P A P^T on block rows and columns (Algorithm 3.2 for BSR), columns sorted;
-/// its arrays come from `arena`.
+/// its arrays come from `arena`. With `source`, *source gets (kept) the
+/// position in A of each block of the result, for new values of the same
+/// pattern later.
 template <class Scalar, class Device>
 BsrMatrix<Scalar, Device> permute_symmetric(const BsrMatrix<Scalar, Device>& A, const Permutation<Device>& p,
-                                            ViewArena<Device>& arena) {
+                                            ViewArena<Device>& arena,
+                                            Kokkos::View<offset_t*, Device>* source = nullptr) {
   if (A.num_block_rows != A.num_block_cols) throw StructureError("permute_symmetric: block matrix is not square");
-  const auto g = detail::gather_pattern(A.row_map, A.entries, p, true, arena);
+  const auto g = detail::gather_pattern(A.row_map, A.entries, p, true, arena,
+                                        source ? ViewArena<Device>::kept : ViewArena<Device>::temporary);
+  if (source) *source = g.source;
   const size_t bb = size_t(A.block_size) * A.block_size;
   return BsrMatrix<Scalar, Device>(A.block_size, A.num_block_rows, A.num_block_cols, g.row_map, g.entries,
                                    detail::gather_values<Scalar, Device>(g.source, A.values, bb, arena));

@@ -38,6 +38,8 @@ namespace trellis {
 
 template <class Scalar, class Device>
 class DomainDecompositionIlu;
+template <class Scalar, class Device>
+class GlobalIlu0;
 
 enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu };
 
@@ -89,9 +91,20 @@ class BuiltPreconditioner {
   void to_reordered(const_vector_type x, vector_type xr) const;
   void from_reordered(const_vector_type xr, vector_type x) const;
 
+  /// New values for the pattern it was built for (a Newton or time step):
+  /// ilu0 and dd factor them again in place, reusing the partition, the
+  /// permutation and the analysis (DomainDecompositionIlu::numeric,
+  /// GlobalIlu0::numeric); `preconditioner` then applies the new factors.
+  /// A changed pattern is a StructureError, a failed pivot a PivotError;
+  /// other preconditioners are an InputError (build a new one).
+  void numeric(const HostCsr& A);
+  /// The same from a block matrix in device memory (ilu0: block size 1).
+  void numeric(const BsrMatrix<double, DefaultDevice>& blocks);
+
  private:
   friend struct PreconditionerFactory;
-  std::shared_ptr<const DomainDecompositionIlu<double, DefaultDevice>> reordering_;
+  std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;  // dd
+  std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;             // ilu0
 };
 
 /// Builds the preconditioner `spec` names for A (point CSR, host memory).

@@ -1,0 +1,288 @@
+// refactor_bench: numeric refactorization (issue 16). An application in a
+// Newton or time loop factors new values of one pattern many times; this
+// measures, on each problem,
+//   - the refactorization alone: DomainDecompositionIlu::numeric and
+//     GlobalIlu0::numeric from device-resident values, against cuSPARSE
+//     csrilu02's numeric phase (its analysis kept), median over the steps;
+//   - a 10-step sequence end to end: the setup, then for each step new
+//     values (the diagonal scaled by 1 + 0.02 k, as a time-step or mass term
+//     changes it), numeric() and a BiCGSTAB solve of A_k x = b from x = 0;
+//     cuSPARSE's step is csrilu02's numeric phase and cusparseSpSV_updateMatrix.
+// Every step's values are in device memory before the clock (as an
+// application assembling on the device has them). A method that fails on a
+// problem (pivot, breakdown) is reported with its reason; the run goes on.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "cusparse_support.hpp"
+#include "trellis/dd/domain_decomposition_ilu.hpp"
+#include "trellis/gallery/problem_spec.hpp"
+#include "trellis/ilu/global_ilu0.hpp"
+#include "trellis/solvers/bicgstab.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/preconditioners/domain_decomposition.hpp"
+#include "trellis/solvers/preconditioners/global_ilu0.hpp"
+
+namespace {
+
+using namespace trellis;
+using Device = DefaultDevice;
+using Vector = Kokkos::View<double*, Device>;
+using bench::JsonArray;
+using bench::JsonObject;
+
+constexpr int steps = 10;
+
+/// A copy of A with its diagonal entries (block matrices: the diagonal of
+/// each diagonal block) scaled by s.
+HostBsr scaled_diagonal(const HostBsr& A, double s) {
+  HostBsr B = copy_to<HostDevice>(A);
+  const int b = A.block_size;
+  for (ordinal_t i = 0; i < A.num_block_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
+      if (A.entries(q) == i)
+        for (int r = 0; r < b; ++r) B.values(size_t(q) * b * b + r * b + r) *= s;
+  return B;
+}
+
+/// What one method did on one problem.
+struct Run {
+  std::string method, failure;
+  double setup_s = 0, numeric_s = 0, sequence_s = 0;  // numeric: median of the steps
+  int iterations = 0;                                 // summed over the steps
+  bool converged = true;
+};
+
+/// The sequence: setup, then each step's numeric() and solve, end to end.
+/// numeric(k) refactors for step k and returns the operator and the
+/// preconditioner to solve with; b_solver is b in their numbering.
+template <class Setup, class Numeric>
+Run run_sequence(const std::string& method, const Setup& setup, const Numeric& numeric, size_t n,
+                 const KrylovOptions& o) {
+  Run out;
+  out.method = method;
+  try {
+    BicgstabWorkspace<double, Device> ws;
+    Vector x("x", n);
+    std::vector<double> numeric_s;
+    Kokkos::fence();
+    Kokkos::Timer total;
+    out.setup_s = bench::fenced_seconds([&] { setup(); });
+    for (int k = 1; k <= steps; ++k) {
+      Kokkos::Timer t;
+      const auto step = numeric(k);
+      Kokkos::fence();
+      numeric_s.push_back(t.seconds());
+      Kokkos::deep_copy(x, 0.0);
+      const KrylovResult r = bicgstab(*step.A, *step.M, step.b, x, o, BicgstabForm::right, &ws);
+      out.iterations += r.iterations;
+      out.converged = out.converged && r.converged();
+    }
+    Kokkos::fence();
+    out.sequence_s = total.seconds();
+    std::sort(numeric_s.begin(), numeric_s.end());
+    out.numeric_s = numeric_s[numeric_s.size() / 2];
+    std::printf("  %-24s setup %8.4f s  numeric %8.5f s (median)  %d steps %8.4f s  %5d it%s\n", method.c_str(),
+                out.setup_s, out.numeric_s, steps, out.sequence_s, out.iterations,
+                out.converged ? "" : "  (not all converged)");
+  } catch (const std::exception& e) {
+    out.failure = e.what();
+    std::printf("  %-24s failed: %s\n", method.c_str(), e.what());
+  }
+  std::fflush(stdout);
+  return out;
+}
+
+struct Step {
+  const LinearOperator<double, Device>* A;
+  const Preconditioner<double, Device>* M;
+  Kokkos::View<const double*, Device> b;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::vector<std::string> problems = {"blocklap3d:40x40x40:b=3", "convdiff3d:64x64x64", "layered3d:64x64x32"};
+  std::string json;
+  bool real = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--problems" && i + 1 < argc)
+      problems = bench::split_list(argv[++i]);
+    else if (k == "--json" && i + 1 < argc)
+      json = argv[++i];
+    else if (k == "--no-real-matrices")
+      real = false;
+    else if (k == "--quick")
+      problems = {"blocklap3d:12x12x12:b=3", "convdiff3d:16x16x16"}, real = false;
+    else
+      return std::fprintf(stderr, "refactor_bench: unknown option '%s'\n", k.c_str()), 2;
+  }
+  const std::string dir = std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : "";
+  if (real) {
+    for (const auto& p : bench::manifest_matrices(dir)) problems.push_back(p);
+    for (const auto& p : bench::training_matrices(dir)) problems.push_back(p);
+  }
+  try {
+#if defined(TRELLIS_WITH_CUSPARSE)
+    bench::CusparseLibrary cusparse;
+#endif
+    JsonArray rows(true);
+    std::vector<double> seq_ratio_dd, seq_ratio_best, numeric_ratio_dd, numeric_ratio_global;
+    for (const auto& spec : problems) {
+      const gallery::Problem p = gallery::load_problem(spec);
+      const HostBsr blocks0 = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
+      const size_t n = size_t(p.matrix.num_rows);
+      KrylovOptions o;
+      o.rel_tol = spec.rfind("layered3d", 0) == 0 ? 1e-6 : 1e-8;  // as solve_bench
+      o.max_iterations = 2000;
+      std::printf("\n%s: %zu rows, block size %d, %d steps, tolerance %.0e\n", p.name.c_str(), n,
+                  blocks0.block_size, steps, o.rel_tol);
+      // Every step's matrix on the device, as BSR and as point CSR.
+      std::vector<BsrMatrix<double, Device>> bsr;
+      std::vector<CsrMatrix<double, Device>> csr;
+      for (int k = 0; k <= steps; ++k) {
+        const double s = 1 + 0.02 * k;
+        bsr.push_back(copy_to<Device>(scaled_diagonal(blocks0, s)));
+        const HostBsr point = scaled_diagonal(csr_to_bsr(p.matrix, 1), s);
+        csr.push_back(copy_to<Device>(
+            HostCsr(p.matrix.num_rows, p.matrix.num_cols, point.row_map, point.entries, point.values)));
+      }
+      Vector ones("ones", n), b("b", n), b_dd("b_dd", n);
+      Kokkos::deep_copy(ones, 1.0);
+      BsrOperator<double, Device>(bsr[0]).apply(ones, b);
+      std::vector<Run> runs;
+
+      DdOptions dd_options;
+      if (p.grid[0] > 0) dd_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
+      std::unique_ptr<DomainDecompositionIlu<double, Device>> dd;
+      std::unique_ptr<DdPreconditioner<double, Device>> dd_M;
+      std::unique_ptr<BsrOperator<double, Device>> dd_A;
+      runs.push_back(run_sequence(
+          "dd", [&] {
+            dd = std::make_unique<DomainDecompositionIlu<double, Device>>(bsr[0], dd_options);
+            dd_M = std::make_unique<DdPreconditioner<double, Device>>(
+                std::shared_ptr<const DomainDecompositionIlu<double, Device>>(dd.get(), [](auto*) {}),
+                dd->default_variant(), true);
+            dd_A = std::make_unique<BsrOperator<double, Device>>(dd->reordered_matrix());  // numeric() updates it
+            dd->to_reordered(b, b_dd);
+          },
+          [&](int k) {
+            dd->numeric(bsr[k]);
+            return Step{dd_A.get(), dd_M.get(), b_dd};
+          },
+          n, o));
+
+      std::unique_ptr<GlobalIlu0<double, Device>> ilu;
+      std::unique_ptr<GlobalIlu0Preconditioner<double, Device>> ilu_M;
+      std::vector<BsrOperator<double, Device>> ops;
+      for (const auto& m : bsr) ops.emplace_back(m);
+      runs.push_back(run_sequence(
+          "ilu0", [&] {
+            ilu = std::make_unique<GlobalIlu0<double, Device>>(p.matrix);
+            ilu_M = std::make_unique<GlobalIlu0Preconditioner<double, Device>>(
+                std::shared_ptr<const GlobalIlu0<double, Device>>(ilu.get(), [](auto*) {}));
+          },
+          [&](int k) {
+            ilu->numeric(csr[k]);
+            return Step{&ops[k], ilu_M.get(), b};
+          },
+          n, o));
+#if defined(TRELLIS_WITH_CUSPARSE)
+      std::unique_ptr<bench::CusparseIlu0Preconditioner> cu;
+      runs.push_back(run_sequence(
+          "cusparse-ilu0", [&] { cu = std::make_unique<bench::CusparseIlu0Preconditioner>(cusparse.get(), csr[0]); },
+          [&](int k) {
+            cu->numeric(csr[k].values);
+            return Step{&ops[k], cu.get(), b};
+          },
+          n, o));
+      // csrilu02's numeric phase alone, as the issue's refactorization baseline.
+      try {
+        bench::CusparseCsrilu02 factor(cusparse.get(), csr[0]);
+        std::vector<double> t;
+        for (int k = 1; k <= steps; ++k) t.push_back(bench::fenced_seconds([&] { factor.refactor(csr[k].values); }));
+        std::sort(t.begin(), t.end());
+        Run only;
+        only.method = "cusparse-csrilu02-numeric";
+        only.numeric_s = t[t.size() / 2];
+        std::printf("  %-24s numeric %8.5f s (median)\n", only.method.c_str(), only.numeric_s);
+        runs.push_back(only);
+      } catch (const std::exception& e) {
+        std::printf("  cusparse-csrilu02-numeric failed: %s\n", e.what());
+      }
+#endif
+      JsonObject row;
+      row.set("problem", p.name).set("rows", (long long)n).set("block_size", blocks0.block_size).set("steps", steps);
+      JsonArray methods;
+      const Run *base = nullptr, *numeric_base = nullptr, *dd_run = nullptr, *ilu_run = nullptr;
+      for (const auto& r : runs) {
+        JsonObject m;
+        m.set("method", r.method);
+        if (!r.failure.empty()) {
+          m.set("failure", r.failure);
+        } else {
+          m.set("setup_s", r.setup_s).set("numeric_median_s", r.numeric_s);
+          if (r.method != "cusparse-csrilu02-numeric")
+            m.set("sequence_s", r.sequence_s).set("iterations", r.iterations).set("converged", r.converged);
+        }
+        methods.push(m);
+        const bool ok = r.failure.empty() && r.converged;
+        if (r.method == "cusparse-ilu0" && ok) base = &r;
+        if (r.method == "cusparse-csrilu02-numeric" && ok) numeric_base = &r;
+        if (r.method == "dd" && ok) dd_run = &r;
+        if (r.method == "ilu0" && ok) ilu_run = &r;
+      }
+      row.set("methods", methods);
+      if (base && dd_run) {
+        const double seq = base->sequence_s / dd_run->sequence_s;
+        const double best = base->sequence_s / std::min(dd_run->sequence_s, ilu_run ? ilu_run->sequence_s : 1e300);
+        row.set("sequence_speedup_dd", seq).set("sequence_speedup_best_of_dd_ilu0", best);
+        seq_ratio_dd.push_back(seq);
+        seq_ratio_best.push_back(best);
+        std::printf("  10-step sequence vs cusparse-ilu0: dd %.2fx, best of dd/ilu0 %.2fx\n", seq, best);
+      }
+      if (numeric_base) {
+        if (dd_run) {
+          numeric_ratio_dd.push_back(numeric_base->numeric_s / dd_run->numeric_s);
+          row.set("numeric_speedup_dd", numeric_ratio_dd.back());
+        }
+        if (ilu_run) {
+          numeric_ratio_global.push_back(numeric_base->numeric_s / ilu_run->numeric_s);
+          row.set("numeric_speedup_ilu0", numeric_ratio_global.back());
+        }
+        std::printf("  numeric vs csrilu02's numeric phase: dd %.2fx, ilu0 %.2fx\n",
+                    dd_run ? numeric_base->numeric_s / dd_run->numeric_s : 0.0,
+                    ilu_run ? numeric_base->numeric_s / ilu_run->numeric_s : 0.0);
+      }
+      rows.push(row);
+    }
+    JsonObject doc;
+    doc.set("device", bench::device_name()).set("results", rows);
+    if (!seq_ratio_dd.empty()) {
+      doc.set("geomean_sequence_speedup_dd", bench::geometric_mean(seq_ratio_dd))
+          .set("geomean_sequence_speedup_best", bench::geometric_mean(seq_ratio_best));
+      std::printf("\ngeomean 10-step sequence vs cuSPARSE ILU0: dd %.2fx, best of dd/ilu0 %.2fx (%zu problems)\n",
+                  bench::geometric_mean(seq_ratio_dd), bench::geometric_mean(seq_ratio_best), seq_ratio_dd.size());
+    }
+    if (!numeric_ratio_dd.empty())
+      std::printf("geomean numeric vs csrilu02's numeric phase: dd %.2fx (%zu), ilu0 %.2fx (%zu)\n",
+                  bench::geometric_mean(numeric_ratio_dd), numeric_ratio_dd.size(),
+                  numeric_ratio_global.empty() ? 0.0 : bench::geometric_mean(numeric_ratio_global),
+                  numeric_ratio_global.size());
+    if (!json.empty()) bench::write_text_file(json, doc.str() + "\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "refactor_bench: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
