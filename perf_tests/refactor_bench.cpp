@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
       KrylovOptions o;
       o.rel_tol = spec.rfind("layered3d", 0) == 0 ? 1e-6 : 1e-8;  // as solve_bench
       o.max_iterations = 2000;
-      std::printf("\n%s: %zu rows, block size %d, %d steps, tolerance %.0e\n", p.name.c_str(), n,
-                  blocks0.block_size, steps, o.rel_tol);
+      std::printf("\n%s: %zu rows, block size %d, %d steps, tolerance %.0e\n", p.name.c_str(), n, blocks0.block_size,
+                  steps, o.rel_tol);
       // Every step's matrix on the device, as BSR and as point CSR.
       std::vector<BsrMatrix<double, Device>> bsr;
       std::vector<CsrMatrix<double, Device>> csr;
@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
         const double s = 1 + 0.02 * k;
         bsr.push_back(copy_to<Device>(scaled_diagonal(blocks0, s)));
         const HostBsr point = scaled_diagonal(csr_to_bsr(p.matrix, 1), s);
-        csr.push_back(copy_to<Device>(
-            HostCsr(p.matrix.num_rows, p.matrix.num_cols, point.row_map, point.entries, point.values)));
+        csr.push_back(
+            copy_to<Device>(HostCsr(p.matrix.num_rows, p.matrix.num_cols, point.row_map, point.entries, point.values)));
       }
       Vector ones("ones", n), b("b", n), b_dd("b_dd", n);
       Kokkos::deep_copy(ones, 1.0);
@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
       std::unique_ptr<DdPreconditioner<double, Device>> dd_M;
       std::unique_ptr<BsrOperator<double, Device>> dd_A;
       runs.push_back(run_sequence(
-          "dd", [&] {
+          "dd",
+          [&] {
             dd = std::make_unique<DomainDecompositionIlu<double, Device>>(bsr[0], dd_options);
             dd_M = std::make_unique<DdPreconditioner<double, Device>>(
                 std::shared_ptr<const DomainDecompositionIlu<double, Device>>(dd.get(), [](auto*) {}),
@@ -187,7 +188,8 @@ int main(int argc, char** argv) {
       std::vector<BsrOperator<double, Device>> ops;
       for (const auto& m : bsr) ops.emplace_back(m);
       runs.push_back(run_sequence(
-          "ilu0", [&] {
+          "ilu0",
+          [&] {
             ilu = std::make_unique<GlobalIlu0<double, Device>>(p.matrix);
             ilu_M = std::make_unique<GlobalIlu0Preconditioner<double, Device>>(
                 std::shared_ptr<const GlobalIlu0<double, Device>>(ilu.get(), [](auto*) {}));

@@ -3,8 +3,8 @@
 // post-processing (seed 000, Algorithm 4.4). Subdomains are independent, so
 // one team factors one subdomain; inside it, the rows of a lower-triangle
 // level do not depend on each other and are factored in parallel, one row
-// per team thread (the engine's IKJ row update), with a team barrier between
-// levels.
+// per team thread and its vector lanes (the engine's IKJ row update), with a
+// team barrier between levels.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
@@ -28,14 +28,15 @@ ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_spa
   const SubdomainFactors<Scalar, Device> fc = f;
   const auto sched = f.lower;
   const double tol = pivots.tolerance, boost = pivots.boost;
+  const int lanes =
+      ilu::detail::row_lanes<exec>(offset_t(f.L_col.extent(0) + f.U_col.extent(0)) + f.num_rows, f.num_rows);
   Kokkos::parallel_for(
-      "trellis::dd::ilu0", policy(space, f.num_subdomains(), host ? 1 : 128),
+      "trellis::dd::ilu0", policy(space, f.num_subdomains(), host ? 1 : std::max(1, 256 / lanes), lanes),
       KOKKOS_LAMBDA(const typename policy::member_type& m) {
         const ordinal_t s = m.league_rank();
         for (ordinal_t g = sched.level_begin(s); g < sched.level_begin(s + 1); ++g) {
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sched.level_ptr(g), sched.level_ptr(g + 1)), [&](offset_t p) {
-            const ordinal_t i = sched.level_rows(p);
-            ilu::detail::record_pivot(status, i, ilu::detail::factor_row<B>(fc, diag, i, tol, boost));
+            ilu::detail::factor_row<B>(m, lanes, fc, diag, sched.level_rows(p), tol, boost, status);
           });
           m.team_barrier();
         }

@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/sum_array.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/ilu/block_factors.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
@@ -29,46 +31,6 @@ struct FactorizationOutcome {
 
 namespace detail {
 
-/// IKJ update of block row i: L_ik = A_ik U_kk^{-1}, then A_ij -= L_ik U_kj
-/// for every U_kj whose position (i, j) is in the pattern. Row i's later
-/// entries are found by walking its sorted L and U rows alongside row k's U.
-template <int B, class F, class Diag>
-KOKKOS_INLINE_FUNCTION int factor_row(const F& f, const Diag& diag, ordinal_t i, double tol, double boost) {
-  using Scalar = typename Diag::non_const_value_type;
-  constexpr int BB = B * B;
-  Scalar scale = 0;
-  auto widen = [&](const Scalar* blk) {
-    for (int t = 0; t < BB; ++t) scale = Kokkos::Experimental::fmax(scale, Kokkos::Experimental::fabs(blk[t]));
-  };
-  for (offset_t q = f.L_map(i); q < f.L_map(i + 1); ++q) widen(&f.L_val(q * BB));
-  for (offset_t q = f.U_map(i); q < f.U_map(i + 1); ++q) widen(&f.U_val(q * BB));
-  widen(&diag(i * BB));
-  if (scale == Scalar(0)) scale = 1;  // an all-zero row: the boost still needs a size
-
-  const offset_t l_end = f.L_map(i + 1), u_end = f.U_map(i + 1);
-  for (offset_t q = f.L_map(i); q < l_end; ++q) {
-    const ordinal_t k = f.L_col(q);
-    Scalar lik[BB];
-    block_matmul<B>(&f.L_val(q * BB), &f.inv_diag(k * BB), lik);
-    for (int t = 0; t < BB; ++t) f.L_val(q * BB + t) = lik[t];
-    offset_t pl = q + 1, pu = f.U_map(i);
-    for (offset_t t = f.U_map(k); t < f.U_map(k + 1); ++t) {
-      const ordinal_t j = f.U_col(t);
-      const Scalar* ukj = &f.U_val(t * BB);
-      if (j < i) {
-        while (pl < l_end && f.L_col(pl) < j) ++pl;
-        if (pl < l_end && f.L_col(pl) == j) block_matmul_sub<B>(lik, ukj, &f.L_val(pl * BB));
-      } else if (j == i) {
-        block_matmul_sub<B>(lik, ukj, &diag(i * BB));
-      } else {
-        while (pu < u_end && f.U_col(pu) < j) ++pu;
-        if (pu < u_end && f.U_col(pu) == j) block_matmul_sub<B>(lik, ukj, &f.U_val(pu * BB));
-      }
-    }
-  }
-  return block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale), Scalar(boost * scale));
-}
-
 /// Pivot outcome of one factored row into the shared status (first tiny row,
 /// first non-finite row, boosted count).
 template <class Status>
@@ -76,6 +38,90 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
   if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
   if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
   if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
+}
+
+/// Vector lanes per row of the row update on this backend: host backends 1;
+/// GPUs the power of two at or above the mean blocks per row (the row's
+/// positions are spread over them), 2 to 32.
+template <class Exec>
+int row_lanes(offset_t blocks, ordinal_t rows) {
+  if (trellis::detail::is_host_space<Exec>() || rows < 1) return 1;
+  const double mean = double(blocks) / rows;
+  int v = 2;
+  while (v < 32 && v < mean) v *= 2;
+  return v;
+}
+
+/// IKJ update of block row i, L_ik = A_ik U_kk^{-1} then A_ij -= L_ik U_kj
+/// for every (i, j) of the pattern, by the V vector lanes of team member m.
+/// The row's positions (its L blocks, the diagonal, its U blocks, numbered
+/// in that order) are spread over the lanes: lane l owns the positions p
+/// with p mod V == l, and only it reads or writes them, so the lanes need
+/// no memory ordering among themselves; each step's L_ik, final when its
+/// step comes, reaches every lane through a vector reduction. Each lane
+/// finds its positions' columns in row k's U by binary search. Every entry
+/// sees the same operations in the same order on every backend and lane
+/// count. Records the pivot's outcome in `status` (record_pivot).
+template <int B, class Member, class F, class Diag, class Status>
+KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const Diag& diag, ordinal_t i, double tol,
+                                       double boost, const Status& status) {
+  using Scalar = typename Diag::non_const_value_type;
+  constexpr int BB = B * B;
+  const offset_t l0 = f.L_map(i), nl = f.L_map(i + 1) - l0;
+  const offset_t u0 = f.U_map(i), nu = f.U_map(i + 1) - u0;
+  const offset_t len = nl + 1 + nu;
+  auto block = [&](offset_t p) -> Scalar* {
+    return p < nl ? &f.L_val((l0 + p) * BB) : p == nl ? &diag(i * BB) : &f.U_val((u0 + p - nl - 1) * BB);
+  };
+  auto column = [&](offset_t p) { return p < nl ? f.L_col(l0 + p) : p == nl ? i : f.U_col(u0 + p - nl - 1); };
+
+  Scalar scale = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(m, V),
+      [&](int lane, Scalar& s) {
+        for (offset_t p = lane; p < len; p += V) {
+          const Scalar* blk = block(p);
+          for (int t = 0; t < BB; ++t) s = Kokkos::Experimental::fmax(s, Kokkos::Experimental::fabs(blk[t]));
+        }
+      },
+      Kokkos::Max<Scalar>(scale));
+  if (scale == Scalar(0)) scale = 1;  // an all-zero row: the boost still needs a size
+
+  for (offset_t q = 0; q < nl; ++q) {
+    const ordinal_t k = f.L_col(l0 + q);
+    SumArray<Scalar, BB> lik;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(m, V),
+        [&](int lane, SumArray<Scalar, BB>& out) {
+          if (lane != int(q % V)) return;
+          Scalar* aik = block(q);
+          block_matmul<B>(aik, &f.inv_diag(k * BB), out.v);
+          for (int t = 0; t < BB; ++t) aik[t] = out.v[t];
+        },
+        lik);
+    const offset_t k0 = f.U_map(k), k1 = f.U_map(k + 1);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, V), [&](int lane) {
+      // Positions after q: L blocks of columns above k, the diagonal, U.
+      offset_t p = q + 1 + ((lane - int((q + 1) % V)) % V + V) % V;
+      for (; p < len; p += V) {
+        const ordinal_t j = column(p);
+        offset_t lo = k0, hi = k1;  // row k's U columns are sorted
+        while (lo < hi) {
+          const offset_t mid = (lo + hi) / 2;
+          if (f.U_col(mid) < j)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < k1 && f.U_col(lo) == j) block_matmul_sub<B>(lik.v, &f.U_val(lo * BB), block(p));
+      }
+    });
+  }
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, V), [&](int lane) {
+    if (lane != int(nl % V)) return;  // the diagonal's owner
+    const int st = block_invert<B>(&diag(i * BB), &f.inv_diag(i * BB), Scalar(tol * scale), Scalar(boost * scale));
+    record_pivot(status, i, st);
+  });
 }
 
 /// Sets the status to "no failure, nothing boosted" for n rows.
@@ -139,7 +185,7 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 
 /// Factors in place, as factor_subdomains in dd/ but without subdomains (the
 /// global ILU0): one launch per level of the lower triangle, one row per
-/// thread. On entry L_val / U_val hold A's strict lower / upper blocks and
+/// team thread and its vector lanes. On entry L_val / U_val hold A's strict lower / upper blocks and
 /// diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U,
 /// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
 /// level_ptr_host as in LevelSets; status from make_pivot_status.
@@ -149,17 +195,23 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
                                       Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
                                       Kokkos::View<ordinal_t*, Device> status) {
-  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::TeamPolicy<exec>;
   detail::reset_pivot_status(space, status, f.num_rows);
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
-  for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l)
+  const int lanes = detail::row_lanes<exec>(offset_t(f.L_col.extent(0) + f.U_col.extent(0)) + f.num_rows, f.num_rows);
+  const int rows_per_team = trellis::detail::is_host_space<exec>() ? 1 : std::max(1, 128 / lanes);
+  for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l) {
+    const offset_t begin = level_ptr_host(l), end = level_ptr_host(l + 1);
+    const int teams = int((end - begin + rows_per_team - 1) / rows_per_team);
     Kokkos::parallel_for(
-        "trellis::ilu::factor_level", range(space, level_ptr_host(l), level_ptr_host(l + 1)),
-        KOKKOS_LAMBDA(offset_t p) {
-          const ordinal_t i = level_rows(p);
-          detail::record_pivot(status, i, detail::factor_row<B>(fc, diag, i, tol, boost));
+        "trellis::ilu::factor_level", policy(space, teams, rows_per_team, lanes),
+        KOKKOS_LAMBDA(const typename policy::member_type& m) {
+          const offset_t p = begin + offset_t(m.league_rank()) * m.team_size() + m.team_rank();
+          if (p < end) detail::factor_row<B>(m, lanes, fc, diag, level_rows(p), tol, boost, status);
         });
+  }
   const FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
   if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
   return out;
