@@ -22,7 +22,8 @@ const std::string solve_usage =
     "  GMRES's Gram-Schmidt (default automatic: cgs2 over MPI, else mgs)\n"
     "  --subdomain-rows N  --partitioner " +
     names<Partitioner>("|") +
-    "\n  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
+    "\n  --coupling-weights on|off       dd: METIS keeps strong couplings inside subdomains (on)\n"
+    "  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
     "                                  (default 0: exact zeros only, as cuSPARSE)\n"
     "  --pivot-boost B                 failing pivots replaced by B x the row's largest entry\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
@@ -86,7 +87,11 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
     else if (k == "--partitioner")
       a.options.partitioner = parse<Partitioner>(value());
-    else if (k == "--pivot-tolerance")
+    else if (k == "--coupling-weights") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw InputError("--coupling-weights: '" + v + "' is not on or off");
+      a.options.coupling_weights = v == "on";
+    } else if (k == "--pivot-tolerance")
       a.options.pivots.tolerance = number(value(), 0, 1, "0 to 1");
     else if (k == "--pivot-boost")
       a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");

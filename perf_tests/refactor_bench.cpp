@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
   std::vector<std::string> problems = {"blocklap3d:40x40x40:b=3", "convdiff3d:64x64x64", "layered3d:64x64x32"};
   std::string json;
-  bool real = true;
+  bool real = true, coupling_weights = true;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--problems" && i + 1 < argc)
@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
       json = argv[++i];
     else if (k == "--no-real-matrices")
       real = false;
+    else if (k == "--coupling-weights" && i + 1 < argc)
+      coupling_weights = std::string(argv[++i]) != "off";  // DdOptions::coupling_weights
     else if (k == "--quick")
       problems = {"blocklap3d:12x12x12:b=3", "convdiff3d:16x16x16"}, real = false;
     else
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
       std::vector<Run> runs;
 
       DdOptions dd_options;
+      dd_options.coupling_weights = coupling_weights;
       if (p.grid[0] > 0) dd_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
       std::unique_ptr<DomainDecompositionIlu<double, Device>> dd;
       std::unique_ptr<DdPreconditioner<double, Device>> dd_M;

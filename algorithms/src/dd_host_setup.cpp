@@ -17,6 +17,7 @@ std::string DdReport::describe() const {
     << "%); levels per subdomain: lower " << lower_levels_max << ", upper " << upper_levels_max << "\n"
     << "setup s: partition " << seconds_partition << ", reorder " << seconds_reorder << ", analysis "
     << seconds_analysis << ", factorization " << seconds_factorization;
+  if (dropped_coupling >= 0) o << "\ncoupling weight dropped: " << 100.0 * dropped_coupling << "%";
   if (boosted_pivots) o << "\nboosted pivots: " << boosted_pivots;
   if (!note.empty()) o << "\nnote: " << note;
   return o.str();
@@ -78,7 +79,8 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
     case Partitioner::slabs: {
       if (A.rows <= rows) return group_rows_by_part(contiguous_partition(A.rows, rows));  // one subdomain: no graph
       const HostCsr graph = block_graph(A);
-      return group_rows_by_part(p == Partitioner::metis ? metis_partition(graph, rows) : slab_partition(graph, rows));
+      return group_rows_by_part(p == Partitioner::metis ? metis_partition(graph, rows, A.coupling)
+                                                        : slab_partition(graph, rows));
     }
     default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }
@@ -106,6 +108,18 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
   SubdomainLayout layout = choose_layout(A, opt, rows, report);
   report.seconds_partition = seconds_since(t0);
 
+  if (!A.coupling.empty()) {  // the coupling weight between subdomains
+    std::vector<ordinal_t> part(A.rows);
+    for (ordinal_t s = 0; s < layout.num_subdomains(); ++s)
+      for (ordinal_t r = layout.sub_start[s]; r < layout.sub_start[s + 1]; ++r) part[layout.new_to_old[r]] = s;
+    double total = 0, dropped = 0;
+    for (ordinal_t i = 0; i < A.rows; ++i)
+      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+        total += A.coupling[q];
+        if (part[i] != part[A.entries(q)]) dropped += A.coupling[q];
+      }
+    report.dropped_coupling = total > 0 ? dropped / total : 0.0;
+  }
   report.block_size = A.block_size;
   report.block_rows = A.rows;
   report.subdomains = layout.num_subdomains();

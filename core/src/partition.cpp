@@ -170,26 +170,34 @@ Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
 
 bool have_metis() { return TRELLIS_ENABLE_METIS != 0; }
 
-Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
+Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights) {
   require_positive(rows_per_part, "METIS partition: rows per subdomain");
   if (!A.is_square()) throw StructureError("METIS partition: matrix is not square");
+  const bool weighted = !edge_weights.empty();
+  if (weighted && edge_weights.size() != A.entries.extent(0))
+    throw StructureError("METIS partition: " + std::to_string(edge_weights.size()) + " edge weights for " +
+                         std::to_string(A.entries.extent(0)) + " entries");
   const ordinal_t n = A.num_rows;
   const ordinal_t k = ceil_div(std::max<ordinal_t>(n, 1), rows_per_part);
   std::vector<ordinal_t> metis_part(n, 0);
   if (k > 1) {
 #if TRELLIS_ENABLE_METIS
-    // Symmetrized adjacency without self loops: METIS wants an undirected graph.
-    std::vector<std::vector<idx_t>> adj(n);
+    // Symmetrized adjacency without self loops: METIS wants an undirected
+    // graph; an edge stored both ways keeps the larger weight.
+    std::vector<std::vector<std::pair<idx_t, idx_t>>> adj(n);
     for (ordinal_t i = 0; i < n; ++i)
       for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
         const ordinal_t j = A.entries(q);
-        if (j != i) adj[i].push_back(j), adj[j].push_back(i);
+        const idx_t w = weighted ? idx_t(1 + std::lround(1000 * std::min(edge_weights[q], 1.0))) : 1;
+        if (j != i) adj[i].push_back({j, w}), adj[j].push_back({idx_t(i), w});
       }
-    std::vector<idx_t> xadj(1, 0), adjncy;
+    std::vector<idx_t> xadj(1, 0), adjncy, adjwgt;
     for (auto& a : adj) {
-      std::sort(a.begin(), a.end());
-      a.erase(std::unique(a.begin(), a.end()), a.end());
-      adjncy.insert(adjncy.end(), a.begin(), a.end());
+      std::sort(a.begin(), a.end(), [](const auto& x, const auto& y) {
+        return x.first < y.first || (x.first == y.first && x.second > y.second);
+      });
+      for (size_t t = 0; t < a.size(); ++t)
+        if (t == 0 || a[t].first != a[t - 1].first) adjncy.push_back(a[t].first), adjwgt.push_back(a[t].second);
       xadj.push_back(idx_t(adjncy.size()));
     }
     idx_t nv = n, ncon = 1, nparts = k, objval = 0;
@@ -197,8 +205,9 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;  // the same partition every run
     std::vector<idx_t> part(n);
-    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
-                                       nullptr, nullptr, options, &objval, part.data());
+    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
+                                       weighted ? adjwgt.data() : nullptr, &nparts, nullptr, nullptr, options, &objval,
+                                       part.data());
     if (rc != METIS_OK) throw Error("METIS_PartGraphKway failed with status " + std::to_string(rc));
     std::copy(part.begin(), part.end(), metis_part.begin());
 #else
@@ -214,6 +223,27 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part) {
   p.part.resize(n);
   for (ordinal_t pos = 0; pos < n; ++pos) p.part[order[pos]] = pos / rows_per_part;
   return p;
+}
+
+std::vector<double> coupling_strengths(const HostBsr& A) {
+  const int b = A.block_size;
+  const size_t bb = size_t(b) * b;
+  auto norm = [&](offset_t q) {
+    double m = 0;
+    for (size_t t = 0; t < bb; ++t) m = std::max(m, std::abs(A.values(q * bb + t)));
+    return m;
+  };
+  std::vector<double> diag(A.num_block_rows, 0.0), w(A.entries.extent(0), 0.0);
+  for (ordinal_t i = 0; i < A.num_block_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
+      if (A.entries(q) == i) diag[i] = norm(q);
+  for (ordinal_t i = 0; i < A.num_block_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+      const ordinal_t j = A.entries(q);
+      const double d = j < A.num_block_rows ? std::sqrt(diag[i] * diag[j]) : 0.0;
+      w[q] = j != i && d > 0 ? norm(q) / d : 0.0;
+    }
+  return w;
 }
 
 }  // namespace trellis

@@ -127,6 +127,7 @@ struct PreconditionerFactory {
         opt.partitioner = o.partitioner;
         opt.grid = o.grid;
         opt.subdomain_rows = o.subdomain_rows;
+        opt.coupling_weights = o.coupling_weights;
         opt.pivots = o.pivots;
         opt.apply = read.apply;  // unset: the backend's default
         auto dd = blocks ? std::make_shared<Dd>(*blocks, opt) : std::make_shared<Dd>(A, opt);

@@ -147,7 +147,8 @@ class DomainDecompositionIlu {
     check_canonical(A, "domain-decomposition ILU0");
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
-    if (dd::detail::partition_reads_pattern(
+    if (options_.coupling_weights ||
+        dd::detail::partition_reads_pattern(
             options_, A.num_block_rows,
             rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
@@ -159,6 +160,14 @@ class DomainDecompositionIlu {
       space.fence();  // the partitioner reads them
       pattern.entries = entries;
       pattern.row_map = row_map;
+      if (options_.coupling_weights) {
+        typename HostBsr::values_type values(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_values"),
+                                             A.values.extent(0));
+        Kokkos::deep_copy(space, values, A.values);
+        space.fence();
+        pattern.coupling =
+            coupling_strengths(HostBsr(A.block_size, A.num_block_rows, A.num_block_cols, row_map, entries, values));
+      }
     }
     const double download = seconds_since(t0);
     setup(space, pattern, A, 0);
@@ -171,7 +180,8 @@ class DomainDecompositionIlu {
   /// New values for the pattern given at construction, from the device (A's
   /// arrays are read where they are) or the host (copied to a device matrix
   /// kept for the next call): permuted, split and factored again on `space`,
-  /// reusing the partition, the permutation and the schedules; the
+  /// reusing the partition (with coupling weights, the one the setup's
+  /// values weighted), the permutation and the schedules; the
   /// reordered matrix takes the new values too. A different pattern is a
   /// StructureError before anything changes; a failed pivot is a PivotError
   /// as in the constructor, and then every solve refuses to run until a
@@ -266,8 +276,9 @@ class DomainDecompositionIlu {
     SetupRegion(const SetupRegion&) = delete;
     SetupRegion& operator=(const SetupRegion&) = delete;
   };
-  static dd::detail::BlockPattern pattern_of(const HostBsr& A) {
-    return {A.block_size, A.num_block_rows, A.num_block_cols, A.row_map, A.entries};
+  dd::detail::BlockPattern pattern_of(const HostBsr& A) const {
+    return {A.block_size, A.num_block_rows, A.num_block_cols,
+            A.row_map,    A.entries,        options_.coupling_weights ? coupling_strengths(A) : std::vector<double>()};
   }
 
   /// pattern: A's block pattern on the host (what the partitioner reads);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/name_table.hpp"
 
@@ -35,8 +36,16 @@ GridDims geometric_box(GridDims grid, ordinal_t max_rows);
 /// ceil(n / rows_per_part), then rebalanced to uniform sizes: rows ordered by
 /// METIS part (original order inside a part) and cut into consecutive chunks
 /// of rows_per_part, so every subdomain but the last has exactly that many
-/// rows. Throws InputError when Trellis was built without METIS.
-Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part);
+/// rows. edge_weights (one per stored entry of A, or empty for none) weight
+/// the graph's edges, symmetrized by the larger of (i, j) and (j, i) and
+/// mapped to METIS's integers as 1 + round(1000 min(w, 1)): a cut prefers
+/// weak couplings. Throws InputError when Trellis was built without METIS.
+Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights = {});
+
+/// The coupling strength of each stored block of A: ||A_ij|| / sqrt(||A_ii||
+/// ||A_jj||) with max-abs block norms (0 on the diagonal, and where a
+/// diagonal block is missing or zero).
+std::vector<double> coupling_strengths(const HostBsr& A);
 
 /// Consecutive chunks of rows_per_part rows in the given order.
 Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part);

@@ -60,6 +60,7 @@ struct PreconditionerOptions {
   Partitioner partitioner = Partitioner::automatic;
   GridDims grid{0, 0, 0};        // the (block-row) grid of a structured problem: dd's geometric cuts, structilu
   ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = the largest that fits in team scratch
+  bool coupling_weights = true;  // METIS edges weighted by coupling strength (DdOptions::coupling_weights)
 };
 
 /// A preconditioner built by name, and what its setup reports.

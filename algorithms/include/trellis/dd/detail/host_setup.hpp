@@ -2,6 +2,8 @@
 // The host part of the domain-decomposition setup: the partition and the rows
 // grouped by subdomain. Reordering, dropping and splitting run on the device
 // (permute_symmetric, ilu::split_blocks).
+#include <vector>
+
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/partition/subdomain_layout.hpp"
@@ -13,7 +15,8 @@ struct BlockPattern {
   int block_size = 1;
   ordinal_t rows = 0, cols = 0;  // block rows and columns
   HostBsr::row_map_type row_map;
-  HostBsr::index_type entries;  // both empty where the partitioner does not read them
+  HostBsr::index_type entries;   // both empty where the partitioner does not read them
+  std::vector<double> coupling;  // coupling strength per block, or empty (DdOptions::coupling_weights)
 };
 
 /// Whether the partitioner the options choose for a matrix of block_rows
