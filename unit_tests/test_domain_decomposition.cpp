@@ -309,6 +309,15 @@ TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
     metis.partitioner = Partitioner::metis;
     metis.subdomain_rows = 250;
     expect_all_variants_match<TypeParam>(A, metis, "block laplacian, METIS 250 rows");
+    // Weighted by default: the report gives the coupling weight dropped, the
+    // same from a device copy (whose values come to the host for it).
+    const DomainDecompositionIlu<double, TypeParam> host(A, metis), device(copy_to<TypeParam>(A), metis);
+    EXPECT_GT(host.report().dropped_coupling, 0.0);
+    EXPECT_LT(host.report().dropped_coupling, 0.5);
+    EXPECT_EQ(host.report().dropped_coupling, device.report().dropped_coupling);
+    EXPECT_EQ(host.layout().new_to_old, device.layout().new_to_old);
+    metis.coupling_weights = false;
+    EXPECT_EQ(DomainDecompositionIlu<double, TypeParam>(A, metis).report().dropped_coupling, -1.0);
   }
   DdOptions slabs;
   slabs.subdomain_rows = 250;  // 7 parts: the automatic choice is slabs

@@ -94,6 +94,11 @@ bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ord
   return parts > 1 && p != Partitioner::geometric && p != Partitioner::contiguous;
 }
 
+bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
+  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
+  return options.coupling_weights && parts > 1 && chosen_partitioner(options, parts) == Partitioner::metis;
+}
+
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
                                 DdReport& report) {
   if (A.rows != A.cols) throw StructureError("domain-decomposition ILU0: matrix is not square");

@@ -24,8 +24,9 @@ struct DdOptions {
   /// stay inside subdomains (on the 14 real matrices, BiCGSTAB iterations
   /// -9% in geometric mean, -45% and -56% on the two with the widest
   /// coefficient ranges: perf_tests/RESULTS.md); the report gives the
-  /// coupling weight dropped. The other partitioners do not read weights.
-  /// A device matrix's values then come to the host once, with its pattern.
+  /// coupling weight dropped. The other partitioners do not read weights
+  /// (nothing is computed for them). A device matrix's values then come to
+  /// the host once, with its pattern.
   bool coupling_weights = true;
   /// What apply() runs. Unset: dag_ec_ILDUO_fused on GPUs (the paper's
   /// fastest), dag_vc_ILDUO_fused on host backends (no atomics, which are
@@ -45,8 +46,9 @@ struct DdReport {
   ordinal_t lower_levels_max = 0, upper_levels_max = 0;
   ordinal_t boosted_pivots = 0;
   double seconds_partition = 0, seconds_reorder = 0, seconds_analysis = 0, seconds_factorization = 0;
-  /// With coupling weights: the fraction of the off-diagonal coupling weight
-  /// (sum of coupling strengths) the partition drops; -1 without them.
+  /// With coupling weights (METIS): the fraction of the off-diagonal
+  /// coupling weight (sum of coupling strengths) the partition drops; -1
+  /// without them.
   double dropped_coupling = -1;
   std::string note;  // e.g. a requested size that did not fit
   double dropped_fraction() const { return blocks ? double(blocks_dropped) / blocks : 0.0; }

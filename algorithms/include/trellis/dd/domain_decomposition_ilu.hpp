@@ -147,8 +147,7 @@ class DomainDecompositionIlu {
     check_canonical(A, "domain-decomposition ILU0");
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
-    if (options_.coupling_weights ||
-        dd::detail::partition_reads_pattern(
+    if (dd::detail::partition_reads_pattern(
             options_, A.num_block_rows,
             rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
       typename HostBsr::index_type::non_const_type entries(
@@ -160,7 +159,7 @@ class DomainDecompositionIlu {
       space.fence();  // the partitioner reads them
       pattern.entries = entries;
       pattern.row_map = row_map;
-      if (options_.coupling_weights) {
+      if (dd::detail::partition_reads_weights(options_, A.num_block_rows, rows_that_fit(A.block_size))) {
         typename HostBsr::values_type values(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_values"),
                                              A.values.extent(0));
         Kokkos::deep_copy(space, values, A.values);
@@ -277,8 +276,9 @@ class DomainDecompositionIlu {
     SetupRegion& operator=(const SetupRegion&) = delete;
   };
   dd::detail::BlockPattern pattern_of(const HostBsr& A) const {
+    const bool weights = dd::detail::partition_reads_weights(options_, A.num_block_rows, rows_that_fit(A.block_size));
     return {A.block_size, A.num_block_rows, A.num_block_cols,
-            A.row_map,    A.entries,        options_.coupling_weights ? coupling_strengths(A) : std::vector<double>()};
+            A.row_map,    A.entries,        weights ? coupling_strengths(A) : std::vector<double>()};
   }
 
   /// pattern: A's block pattern on the host (what the partitioner reads);

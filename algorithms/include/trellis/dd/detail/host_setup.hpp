@@ -24,6 +24,8 @@ struct BlockPattern {
 /// subdomain; the geometric and contiguous ones need only the sizes, so a
 /// device matrix's pattern need not come to the host for them).
 bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit);
+/// Whether it reads coupling weights too (METIS with coupling_weights).
+bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit);
 
 /// rows_that_fit: the team scratch limit in block rows. Fills the report's
 /// partition fields and time (all but the dropped blocks).
