@@ -544,12 +544,8 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   const size_t bb = size_t(b) * b;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
   arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
-  f.L_edges.size = offset_t(f.lower.edge_pos.extent(0));
-  f.L_edges.col = arena.template take<ordinal_t>("trellis::dd::L_edge_col", f.L_edges.size);
-  f.L_edges.val = arena.template take<Scalar>("trellis::dd::L_edge_val", f.L_edges.size * bb);
-  f.U_edges.size = offset_t(f.upper.edge_pos.extent(0));
-  f.U_edges.col = arena.template take<ordinal_t>("trellis::dd::U_edge_col", f.U_edges.size);
-  f.U_edges.val = arena.template take<Scalar>("trellis::dd::U_edge_val", f.U_edges.size * bb);
+  f.L_edges = dd::level_ordered_blocks<Scalar, Device>(f.lower, b, arena);
+  f.U_edges = dd::level_ordered_blocks<Scalar, Device>(f.upper, b, arena);
   factor_split_values(space);
   report_.seconds_factorization = seconds_since(t0);
   const size_t n = size_t(f.num_rows) * b;

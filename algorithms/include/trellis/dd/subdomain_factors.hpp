@@ -26,7 +26,7 @@ struct LevelOrderedBlocks {
 };
 
 /// t = (col, val) (CSR arrays of b x b blocks) in the order of `s`, t's
-/// arrays already sized (level_ordered_blocks; again on a refactorization).
+/// arrays already sized (level_ordered_blocks).
 template <class Scalar, class Device>
 void fill_level_ordered_blocks(const typename Device::execution_space& space, const SubdomainSchedule<Device>& s,
                                Kokkos::View<const ordinal_t*, Device> col, Kokkos::View<const Scalar*, Device> val,
@@ -44,18 +44,15 @@ void fill_level_ordered_blocks(const typename Device::execution_space& space, co
       });
 }
 
-/// The copy of (col, val) in the order of `s`, in arrays from `arena`.
+/// Arrays from `arena` for the blocks of schedule `s` in its order, to be
+/// filled by fill_level_ordered_blocks (at setup and at each numeric()).
 template <class Scalar, class Device>
-LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const typename Device::execution_space& space,
-                                                        const SubdomainSchedule<Device>& s,
-                                                        Kokkos::View<const ordinal_t*, Device> col,
-                                                        Kokkos::View<const Scalar*, Device> val, int b,
+LevelOrderedBlocks<Scalar, Device> level_ordered_blocks(const SubdomainSchedule<Device>& s, int b,
                                                         ViewArena<Device>& arena) {
   LevelOrderedBlocks<Scalar, Device> t;
   t.size = offset_t(s.edge_pos.extent(0));
   t.col = arena.template take<ordinal_t>("trellis::dd::edge_col", t.size);
   t.val = arena.template take<Scalar>("trellis::dd::edge_val", t.size * b * b);
-  fill_level_ordered_blocks(space, s, col, val, b, t);
   return t;
 }
 
