@@ -9,7 +9,7 @@ namespace trellis::cli {
 const std::string solve_usage =
     "usage: trellis solve [PROBLEM] [options]\n"
     "  --solver bicgstab|gmres|cg      (default bicgstab)\n"
-    "  --precond NAME[:VARIANT]        (default dd) one of\n" +
+    "  --precond NAME[:VARIANT]        (default auto: dd or ilu0 by the matrix's levels) one of\n" +
     preconditioner_usage(34) +
     "                                  (names in any case, '_' for '-': the papers' dag_ec_ILDUO_fused works)\n"
     "  --form " +

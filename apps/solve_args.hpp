@@ -15,7 +15,7 @@ namespace trellis::cli {
 struct SolveArgs {
   std::string problem = gallery::default_problem_spec;
   std::string solver = "bicgstab";
-  std::string precond = "dd";               // the backend's default application
+  std::string precond = "auto";             // dd or ilu0 by preconditioner_choice.hpp's rule
   BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
   KrylovOptions krylov;
   PreconditionerOptions options;

@@ -89,7 +89,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   Kokkos::fence();
   Run run;
   run.setup_seconds = seconds_since(t0);
-  run.label = M.name;
+  run.label = M.auto_reason.empty() ? M.name : "auto=" + M.name;
   run.setup_detail = M.setup_report;
   // dd solves in its reordered numbering (no permutation per application).
   BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());

@@ -93,17 +93,17 @@ int main(int argc, char** argv) {
                                     "layered3d:128x128x64", "convdiff3d:96x96x96"};
   std::string json = "solve_results.json";
   bool real = true;
-  bool run_dd = true, run_global = true, run_cusparse = true;
+  bool run_dd = true, run_global = true, run_auto = true, run_cusparse = true;
   int subdomain_rows = 0;
   Partitioner partitioner = Partitioner::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--problems" && i + 1 < argc)
       problems = bench::split_list(argv[++i]);
-    else if (k == "--methods" && i + 1 < argc) {  // a subset of dd,global,cusparse
+    else if (k == "--methods" && i + 1 < argc) {  // a subset of dd,global,auto,cusparse
       const auto m = bench::split_list(argv[++i]);
       auto has = [&](const char* x) { return std::find(m.begin(), m.end(), x) != m.end(); };
-      run_dd = has("dd"), run_global = has("global"), run_cusparse = has("cusparse");
+      run_dd = has("dd"), run_global = has("global"), run_auto = has("auto"), run_cusparse = has("cusparse");
     } else if (k == "--json" && i + 1 < argc)
       json = argv[++i];
     else if (k == "--no-real-matrices")
@@ -117,16 +117,17 @@ int main(int argc, char** argv) {
     else
       return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
   }
-  if (real)
-    for (const auto& p :
-         bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
-      problems.push_back(p);
+  if (real) {
+    const std::string dir = std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : "";
+    for (const auto& p : bench::manifest_matrices(dir)) problems.push_back(p);
+    for (const auto& p : bench::training_matrices(dir)) problems.push_back(p);
+  }
   try {
 #if defined(TRELLIS_WITH_CUSPARSE)
     bench::CusparseLibrary cusparse;
 #endif
     JsonArray rows(true);
-    std::vector<double> excl, incl;
+    std::vector<double> excl, incl, auto_excl, auto_incl, auto_vs_better;
     for (const auto& spec : problems) {
       const gallery::Problem p = gallery::load_problem(spec);
       const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
@@ -179,6 +180,20 @@ int main(int argc, char** argv) {
             std::printf("  dd skipped: %s\n", e.what());
           }
       }
+      // auto as an application calls it: from the device blocks, the choice's
+      // level analysis in its setup time.
+      if (run_auto) try {
+          std::shared_ptr<const BuiltPreconditioner> M;
+          const double setup = time_setup(M, [&] {
+            return std::make_shared<const BuiltPreconditioner>(
+                make_preconditioner("auto", p.matrix, A.matrix(), options));
+          });
+          std::printf("  %s\n", M->auto_reason.c_str());
+          solve(*M, setup);
+          runs.back().method = "auto=" + M->name;
+        } catch (const Error& e) {
+          std::printf("  auto skipped: %s\n", e.what());
+        }
       for (const char* spec : {"ilu0:elmr-value", "ilu0:levelset-csr"}) {
         if (run_global) try {
             Kokkos::Timer t;
@@ -226,6 +241,33 @@ int main(int argc, char** argv) {
         incl.push_back(i);
         std::printf("  %s vs cusparse-ilu0: %.2fx (setup excluded), %.2fx (included)\n", fused_method, e, i);
       }
+      // auto against cuSPARSE and against the better of every dd and ilu0 run.
+      const Outcome* chosen = nullptr;
+      double better_excl = 1e300, better_incl = 1e300;
+      for (const auto& r : runs) {
+        if (!r.result.converged()) continue;
+        if (r.method.rfind("auto=", 0) == 0) chosen = &r;
+        if (r.method.rfind("dd:", 0) == 0 || r.method.rfind("ilu0", 0) == 0)
+          better_excl = std::min(better_excl, r.solve_s), better_incl = std::min(better_incl, r.solve_s + r.setup_s);
+      }
+      if (chosen && better_excl < 1e300) {
+        const double vs_excl = better_excl / chosen->solve_s,
+                     vs_incl = better_incl / (chosen->solve_s + chosen->setup_s);
+        row.set("auto_vs_better_setup_excluded", vs_excl).set("auto_vs_better_setup_included", vs_incl);
+        auto_vs_better.push_back(vs_incl);
+        std::printf("  %s: %.2f (setup excluded), %.2f (included) of the better dd/ilu0 run's speed\n",
+                    chosen->method.c_str(), vs_excl, vs_incl);
+      }
+      if (chosen && base && base->result.converged()) {
+        const double e = base->solve_s / chosen->solve_s;
+        const double i = (base->solve_s + base->setup_s) / (chosen->solve_s + chosen->setup_s);
+        row.set("speedup_auto_vs_cusparse_setup_excluded", e).set("speedup_auto_vs_cusparse_setup_included", i);
+        auto_excl.push_back(e);
+        auto_incl.push_back(i);
+        std::printf("  %s vs cusparse-ilu0: %.2fx (setup excluded), %.2fx (included)\n", chosen->method.c_str(), e, i);
+      } else if (base && base->result.converged()) {
+        std::printf("  auto: no converged run\n");
+      }
       rows.push(row);
     }
     JsonObject doc;
@@ -238,6 +280,19 @@ int main(int argc, char** argv) {
           "%.2fx included\n",
           fused_method, bench::geometric_mean(excl), bench::geometric_mean(incl));
     }
+    if (!auto_excl.empty()) {
+      const auto within =
+          std::count_if(auto_vs_better.begin(), auto_vs_better.end(), [](double r) { return r >= 1 / 1.15; });
+      doc.set("geomean_auto_setup_excluded", bench::geometric_mean(auto_excl))
+          .set("geomean_auto_setup_included", bench::geometric_mean(auto_incl))
+          .set("auto_within_15_percent", (long long)within);
+      std::printf(
+          "geomean BiCGSTAB time to solution, auto vs cuSPARSE ILU0: %.2fx setup excluded, %.2fx included (%zu "
+          "problems, lowest included %.2fx); auto within 15%% of the better dd/ilu0 (setup included) on %d of %zu\n",
+          bench::geometric_mean(auto_excl), bench::geometric_mean(auto_incl), auto_incl.size(),
+          *std::min_element(auto_incl.begin(), auto_incl.end()), int(within), auto_vs_better.size());
+    }
+
     bench::write_text_file(json, doc.str() + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "solve_bench: %s\n", e.what());

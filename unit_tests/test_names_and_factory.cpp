@@ -16,6 +16,7 @@
 #include "trellis/partition/partition.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/krylov.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 #include "trellis/solvers/preconditioners/domain_decomposition.hpp"
 #include "trellis/solvers/preconditioners/gauss_seidel.hpp"
@@ -148,6 +149,7 @@ Direct build_directly(const std::string& spec, const gallery::Problem& p, const 
       const DdApply v = variant.empty() ? dd->default_variant() : parse<DdApply>(variant);
       return {std::make_shared<DdPreconditioner<double, Device>>(dd, v, true), is_bit_reproducible(v)};
     }
+    case PreconditionerKind::automatic: ADD_FAILURE() << "auto names no class"; break;
     case PreconditionerKind::structilu: {
       StructIluOptions opt;
       opt.kind = variant.empty() ? StructIluKind::ilu0 : parse<StructIluKind>(variant);
@@ -172,15 +174,19 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
     SCOPED_TRACE(spec);
     const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, blocks, options_for(p));
     ASSERT_TRUE(M.preconditioner);
-    EXPECT_EQ(M.kind, parse<PreconditionerKind>(spec.substr(0, spec.find(':'))));
+    // auto builds what choose_preconditioner says, under that one's name.
+    const PreconditionerKind asked = parse<PreconditionerKind>(spec.substr(0, spec.find(':')));
+    const bool is_auto = asked == PreconditionerKind::automatic;
+    EXPECT_EQ(M.kind, is_auto ? choose_preconditioner(p.matrix, options_for(p)).kind : asked);
+    EXPECT_EQ(M.auto_reason.empty(), !is_auto);
     if (M.kind == PreconditionerKind::dd) {
       EXPECT_EQ(M.name.rfind("dd:", 0), 0u) << M.name;  // the default variant named
-      if (spec != "dd") EXPECT_EQ(M.name, spec);
+      if (spec != "dd" && !is_auto) EXPECT_EQ(M.name, spec);
       ASSERT_TRUE(M.dd_report);
       EXPECT_GT(M.dd_report->subdomains, 1);
       EXPECT_TRUE(M.reordered());
     } else {
-      EXPECT_EQ(M.name, spec);
+      EXPECT_EQ(M.name, is_auto ? to_string(M.kind) : spec);
       EXPECT_FALSE(M.reordered());
     }
     const bool reports = M.kind == PreconditionerKind::dd || M.kind == PreconditionerKind::ilu0 ||
@@ -188,7 +194,7 @@ TEST(PreconditionerFactory, BuildsEveryListedNameAsTheClassItNames) {
     EXPECT_EQ(!M.setup_report.empty(), reports) << M.setup_report;
     EXPECT_EQ(bool(M.trsv_algorithm), M.kind == PreconditionerKind::ilu0);
 
-    const Direct direct = build_directly(spec, p, blocks);
+    const Direct direct = build_directly(is_auto ? to_string(M.kind) : spec, p, blocks);
     const Vec z = apply_once(*M.preconditioner, r);
     const Vec expected = apply_once(*direct.M, r);
     if (direct.deterministic)
@@ -297,6 +303,73 @@ TEST(PreconditionerFactory, UsageListsEveryNameAndVariant) {
   for (TrsvAlgorithm a : values<TrsvAlgorithm>()) EXPECT_NE(usage.find(to_string(a)), std::string::npos);
   for (DdApply v : values<DdApply>()) EXPECT_NE(usage.find(to_string(v)), std::string::npos);
   EXPECT_EQ(preconditioner_usage(4).rfind("    none", 0), 0u);
+}
+
+// ------------------------------------------------------------------ auto ---
+
+/// Tridiagonal (n levels each way) or diagonal (one level) n x n.
+HostCsr banded(ordinal_t n, bool tridiagonal) {
+  std::vector<ordinal_t> r, c;
+  std::vector<double> v;
+  for (ordinal_t i = 0; i < n; ++i)
+    for (ordinal_t j = i - 1; j <= i + 1; ++j)
+      if (j >= 0 && j < n && (tridiagonal || j == i)) r.push_back(i), c.push_back(j), v.push_back(i == j ? 4.0 : -1.0);
+  return csr_from_triplets(n, n, r, c, v);
+}
+
+TEST(PreconditionerChoice, AKnownGridChoosesDdWithoutAnalysis) {
+  const gallery::Problem p = small_problem();
+  const PreconditionerChoice c = choose_preconditioner(p.matrix, options_for(p));
+  EXPECT_EQ(c.kind, PreconditionerKind::dd);
+  EXPECT_EQ(c.lower_levels + c.upper_levels, 0);
+  EXPECT_HAS(c.reason, "grid is known");
+}
+
+TEST(PreconditionerChoice, NonzerosPerLevelDecideAtTheRulesThreshold) {
+  const ordinal_t n = 3000;
+  const PreconditionerChoice chain = choose_preconditioner(banded(n, true), {});
+  EXPECT_EQ(chain.lower_levels, n);
+  EXPECT_EQ(chain.upper_levels, n);
+  EXPECT_DOUBLE_EQ(chain.nonzeros_per_level, double(3 * n - 2) / (2 * n));
+  EXPECT_EQ(chain.kind, PreconditionerKind::dd);
+  EXPECT_HAS(chain.reason, "3000 + 3000 levels");
+
+  const HostCsr D = banded(2 * n, false);  // 6000 nonzeros on 1 + 1 levels
+  const PreconditionerChoice flat = choose_preconditioner(D, {});
+  EXPECT_EQ(flat.lower_levels, 1);
+  EXPECT_DOUBLE_EQ(flat.nonzeros_per_level, 3000.0);
+  EXPECT_EQ(flat.kind, PreconditionerKind::ilu0);
+  AutoRule rule;
+  rule.dd_below_nonzeros_per_level = 3000;  // "below": equal stays ilu0
+  EXPECT_EQ(choose_preconditioner(D, {}, rule).kind, PreconditionerKind::ilu0);
+  rule.dd_below_nonzeros_per_level = 3001;
+  EXPECT_EQ(choose_preconditioner(D, {}, rule).kind, PreconditionerKind::dd);
+}
+
+TEST(PreconditionerChoice, RealMatricesGetTheirLevelsAndWhatTheRuleSays) {
+  // The levels against the device analysis of `trellis info`, and auto
+  // built through the factory: what the choice says, applied as that one.
+  const auto list = test::real_matrices();
+  TRELLIS_REQUIRE_REAL_MATRICES(list);
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& m : list) {
+    SCOPED_TRACE(m.file);
+    const gallery::Problem p = gallery::load_problem(m.path);
+    const PreconditionerChoice c = choose_preconditioner(p.matrix, {});
+    const MatrixSummary s = summarize(p.matrix);
+    EXPECT_EQ(c.lower_levels, s.lower.num_levels);
+    EXPECT_EQ(c.upper_levels, s.upper.num_levels);
+    EXPECT_EQ(c.kind, c.nonzeros_per_level < AutoRule{}.dd_below_nonzeros_per_level ? PreconditionerKind::dd
+                                                                                    : PreconditionerKind::ilu0);
+    const BuiltPreconditioner M = make_preconditioner("auto", p.matrix);
+    EXPECT_EQ(M.kind, c.kind);
+    EXPECT_EQ(M.auto_reason, c.reason);
+    EXPECT_EQ(M.setup_report.rfind(c.reason, 0), 0u) << M.setup_report;
+    const BuiltPreconditioner same = make_preconditioner(to_string(c.kind), p.matrix);
+    const Vec r = test::random_vector(size_t(p.matrix.num_rows), seed);
+    EXPECT_LT(test::relative_error(apply_once(*M.preconditioner, r), apply_once(*same.preconditioner, r)), 1e-12);
+  }
 }
 
 }  // namespace

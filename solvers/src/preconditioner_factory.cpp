@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "trellis/core/errors.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioners/domain_decomposition.hpp"
 #include "trellis/solvers/preconditioners/gauss_seidel.hpp"
 #include "trellis/solvers/preconditioners/global_ilu0.hpp"
@@ -81,6 +82,13 @@ struct PreconditionerFactory {
   static BuiltPreconditioner build(const std::string& spec, const HostCsr& A, const BsrMatrix<double, Device>* blocks,
                                    const PreconditionerOptions& o) {
     const Spec read = read_spec(spec);
+    if (read.kind == PreconditionerKind::automatic) {
+      const PreconditionerChoice choice = choose_preconditioner(A, o);
+      BuiltPreconditioner out = build(to_string(choice.kind), A, blocks, o);
+      out.auto_reason = choice.reason;
+      out.setup_report = choice.reason + (out.setup_report.empty() ? "" : "\n" + out.setup_report);
+      return out;
+    }
     const TrsvAlgorithm algorithm = read.algorithm.value_or(TrsvAlgorithm::automatic);
     BuiltPreconditioner out;
     out.kind = read.kind;
@@ -139,6 +147,7 @@ struct PreconditionerFactory {
         out.reordering_ = dd;
         break;
       }
+      case PreconditionerKind::automatic: break;  // chosen above
       case PreconditionerKind::structilu: {
         if (o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
           throw InputError("structilu: needs the grid of a structured problem (PreconditionerOptions::grid; the " +

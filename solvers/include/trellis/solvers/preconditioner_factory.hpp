@@ -9,6 +9,7 @@
 //   dd[:DD-APPLY]          the domain-decomposition ILDU0 (seed 000), reordered numbering
 //   structilu[:KIND]       StructILU (seed 003) of a stencil matrix: ilu0 (default), ilu1, ic0,
 //                          ic1; needs options.grid (the matrix's stencil is read from A)
+//   auto                   dd or ilu0, by the rule of preconditioner_choice.hpp
 //
 // TRSV names a TrsvAlgorithm (default auto), DD-APPLY a DdApply (default by
 // backend); names parse as name_table.hpp says (the papers' spellings too).
@@ -41,16 +42,17 @@ class DomainDecompositionIlu;
 template <class Scalar, class Device>
 class GlobalIlu0;
 
-enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu };
+enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu, automatic };
 
 template <>
 struct NameTable<PreconditionerKind> {
   static constexpr const char* what = "preconditioner";
   static constexpr NameEntry<PreconditionerKind> entries[] = {
-      {PreconditionerKind::none, "none"}, {PreconditionerKind::jacobi, "jacobi"},
-      {PreconditionerKind::gs, "gs"},     {PreconditionerKind::sgs, "sgs"},
-      {PreconditionerKind::ilu0, "ilu0"}, {PreconditionerKind::ilu0_kk, "ilu0-kk"},
-      {PreconditionerKind::dd, "dd"},     {PreconditionerKind::structilu, "structilu"},
+      {PreconditionerKind::none, "none"},      {PreconditionerKind::jacobi, "jacobi"},
+      {PreconditionerKind::gs, "gs"},          {PreconditionerKind::sgs, "sgs"},
+      {PreconditionerKind::ilu0, "ilu0"},      {PreconditionerKind::ilu0_kk, "ilu0-kk"},
+      {PreconditionerKind::dd, "dd"},          {PreconditionerKind::structilu, "structilu"},
+      {PreconditionerKind::automatic, "auto"},
   };
 };
 
@@ -69,10 +71,13 @@ class BuiltPreconditioner {
   using vector_type = Kokkos::View<double*, DefaultDevice>;
   using const_vector_type = Kokkos::View<const double*, DefaultDevice>;
 
+  /// What was built: auto gives dd or ilu0.
   PreconditionerKind kind = PreconditionerKind::none;
-  /// Canonical NAME[:VARIANT] as asked, dd's default variant filled in
-  /// ("dd:dag-vc-ilduo-fused", "ilu0:elmr-value", "ilu0").
+  /// Canonical NAME[:VARIANT] of what was built, dd's default variant filled
+  /// in ("dd:dag-vc-ilduo-fused", "ilu0:elmr-value", "ilu0").
   std::string name;
+  /// auto: why it built what it did (PreconditionerChoice::reason); else empty.
+  std::string auto_reason;
   std::shared_ptr<const Preconditioner<double, DefaultDevice>> preconditioner;
   /// A few lines for people (dd: partition, drops, levels, setup times;
   /// ilu0, ilu0-kk: phase times and solves); empty for none, jacobi, gs, sgs.

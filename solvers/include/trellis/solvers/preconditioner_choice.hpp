@@ -1,0 +1,44 @@
+#pragma once
+// `auto`: the domain-decomposition ILDU0 or the global ILU0 for a matrix,
+// chosen before either is built, from what a level analysis of A's pattern
+// says (perf_tests/RESULTS.md, "precond auto", has the table behind it).
+//
+// A global ILU0 application walks every level of L and U in turn, so its
+// cost has a part per level (a dependency step on a GPU, a barrier on CPU
+// threads) beside its part per nonzero; a DD application costs the same few
+// kernels whatever the matrix, but DD needs more iterations (1.0-2.5x on the
+// suite) and, without a grid, a METIS partition. Hence:
+//   1. the grid is known (options.grid): dd, with its cheap geometric cuts;
+//   2. else dd when the global factors are deep for their size, fewer than
+//      AutoRule::dd_below_nonzeros_per_level nonzeros per level of L and U;
+//   3. else ilu0.
+// Each keeps its own defaults (dd: the backend's application and the largest
+// subdomains team scratch holds; ilu0: its triangular-solve auto).
+#include <string>
+
+#include "trellis/core/csr_matrix.hpp"
+#include "trellis/solvers/preconditioner_factory.hpp"
+
+namespace trellis {
+
+/// The rule's threshold, a named parameter with its measured default.
+struct AutoRule {
+  /// nnz(A) / (levels of L + levels of U) below which dd is chosen. On the
+  /// H100 and on 2 CPU threads DD won on every matrix below 2000 but the two
+  /// power-grid ones, global ILU0 on the three above.
+  double dd_below_nonzeros_per_level = 2000;
+};
+
+/// What auto chose and why.
+struct PreconditionerChoice {
+  PreconditionerKind kind = PreconditionerKind::ilu0;  // dd or ilu0
+  std::string reason;                                  // one line for people
+  ordinal_t lower_levels = 0, upper_levels = 0;        // 0 when the grid decided
+  double nonzeros_per_level = 0;                       // nnz / (lower + upper levels); 0 likewise
+};
+
+/// The choice for A (point CSR, square, canonical) under these options.
+PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
+                                           const AutoRule& rule = {});
+
+}  // namespace trellis

@@ -1,0 +1,31 @@
+#include "trellis/solvers/preconditioner_choice.hpp"
+
+#include <cstdio>
+
+#include "trellis/core/level_sets.hpp"
+
+namespace trellis {
+
+PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
+                                           const AutoRule& rule) {
+  PreconditionerChoice out;
+  if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
+    out.kind = PreconditionerKind::dd;
+    out.reason = "auto: dd, the grid is known (geometric subdomains)";
+    return out;
+  }
+  out.lower_levels = analyze_levels_host(A, Triangle::lower).num_levels;
+  out.upper_levels = analyze_levels_host(A, Triangle::upper).num_levels;
+  const ordinal_t levels = out.lower_levels + out.upper_levels;
+  out.nonzeros_per_level = levels ? double(A.nnz()) / levels : 0.0;
+  const bool deep = levels > 0 && out.nonzeros_per_level < rule.dd_below_nonzeros_per_level;
+  out.kind = deep ? PreconditionerKind::dd : PreconditionerKind::ilu0;
+  char line[200];
+  std::snprintf(line, sizeof line, "auto: %s, %d + %d levels of L and U, %.0f nonzeros per level (%s %.0f)",
+                deep ? "dd" : "ilu0", int(out.lower_levels), int(out.upper_levels), out.nonzeros_per_level,
+                deep ? "dd below" : "ilu0 from", rule.dd_below_nonzeros_per_level);
+  out.reason = line;
+  return out;
+}
+
+}  // namespace trellis
