@@ -36,7 +36,7 @@ file(WRITE ${_bad_input_dir}/truncated.mtx "${_mm}3 3 3\n1 1 1\n2 2 1\n")
 # ---- files
 trellis_bad_input_cli(mtx_rectangular 1 "trellis solve: error: BsrOperator: matrix is 2x3, not square"
                       solve ${_bad_input_dir}/rectangular.mtx)
-trellis_bad_input_cli(mtx_zero_size 1 "trellis solve: error: domain-decomposition ILU0: empty matrix"
+trellis_bad_input_cli(mtx_zero_size 1 "trellis solve: error: auto: empty matrix"
                       solve ${_bad_input_dir}/zero_size.mtx)
 trellis_bad_input_cli(mtx_no_entries 1 "trellis solve: error: ILU0: block row 0 has no diagonal block"
                       solve ${_bad_input_dir}/no_entries.mtx --precond ilu0)

@@ -346,6 +346,14 @@ TEST(PreconditionerChoice, NonzerosPerLevelDecideAtTheRulesThreshold) {
   EXPECT_EQ(choose_preconditioner(D, {}, rule).kind, PreconditionerKind::dd);
 }
 
+TEST(PreconditionerChoice, EmptyOrRectangularMatricesAreNamedErrors) {
+  const HostCsr empty = csr_from_triplets(0, 0, {}, {}, {});
+  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(empty, {}); }), "auto: empty matrix");
+  const HostCsr wide = csr_from_triplets(2, 3, {0, 1}, {0, 2}, {1.0, 1.0});
+  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(wide, {}); }),
+             "auto: matrix is 2x3, not square");
+}
+
 TEST(PreconditionerChoice, RealMatricesGetTheirLevelsAndWhatTheRuleSays) {
   // The levels against the device analysis of `trellis info`, and auto
   // built through the factory: what the choice says, applied as that one.

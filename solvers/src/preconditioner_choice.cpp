@@ -1,13 +1,19 @@
 #include "trellis/solvers/preconditioner_choice.hpp"
 
 #include <cstdio>
+#include <string>
 
+#include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
 
 namespace trellis {
 
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule) {
+  if (!A.is_square())
+    throw StructureError("auto: matrix is " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
+                         ", not square");
+  if (A.num_rows < 1) throw StructureError("auto: empty matrix");
   PreconditionerChoice out;
   if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
     out.kind = PreconditionerKind::dd;

@@ -37,7 +37,8 @@ struct PreconditionerChoice {
   double nonzeros_per_level = 0;                       // nnz / (lower + upper levels); 0 likewise
 };
 
-/// The choice for A (point CSR, square, canonical) under these options.
+/// The choice for A (point CSR, canonical) under these options; a matrix
+/// that is empty or not square is a StructureError naming auto.
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule = {});
 
