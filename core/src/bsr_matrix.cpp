@@ -37,6 +37,14 @@ HostBsr csr_to_bsr(const HostCsr& A, int b) {
     throw StructureError("csr_to_bsr: a " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
                          " matrix is not made of " + std::to_string(b) + "x" + std::to_string(b) + " blocks");
   check_canonical(A, "csr_to_bsr");  // its columns index the blocks below
+  if (b == 1) {                      // a canonical CSR is already the BSR of 1x1 blocks: copies, no assembly
+    Kokkos::View<offset_t*, HostDevice> rm(Kokkos::ViewAllocateWithoutInitializing("trellis::row_map"),
+                                           A.row_map.extent(0));
+    HostBsr::index_type ent(Kokkos::ViewAllocateWithoutInitializing("trellis::entries"), A.entries.extent(0));
+    HostBsr::values_type val(Kokkos::ViewAllocateWithoutInitializing("trellis::values"), A.values.extent(0));
+    Kokkos::deep_copy(rm, A.row_map), Kokkos::deep_copy(ent, A.entries), Kokkos::deep_copy(val, A.values);
+    return HostBsr(1, A.num_rows, A.num_cols, rm, ent, val);
+  }
   const ordinal_t nbr = A.num_rows / b, nbc = A.num_cols / b;
   Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(nbr) + 1);
   std::vector<ordinal_t> block_cols;

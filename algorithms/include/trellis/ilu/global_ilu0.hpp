@@ -185,24 +185,27 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
                             ViewArena<Device>::kept)
               .diag;
   const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
+  const CsrMatrix<Scalar, Device> U(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val);
   auto t0 = now();
-  trellis::detail::on_default_instance(space, [&] { levels_ = analyze_levels(L, Triangle::lower); });
+  {
+    const TrustedInput trusted;  // L and U were split from the checked A here
+    lower_ =
+        std::make_unique<TriangularSolver<Scalar, Device>>(space, L, TrsvOptions{Triangle::lower, true, algorithm});
+    upper_ =
+        std::make_unique<TriangularSolver<Scalar, Device>>(space, U, TrsvOptions{Triangle::upper, true, algorithm});
+  }
+  levels_ = lower_->levels();  // L's levels order the factorization too: one analysis of L, not two
+  space.fence();
   analysis_seconds_ = seconds_since(t0);
   pivot_status_ = ilu::detail::make_pivot_status<Device>(space, A.num_rows, arena, ViewArena<Device>::kept);
   factors_ = f;
   inv_diag_ = f.inv_diag;
   t0 = now();
   factor_split_values(space, pattern_);
+  lower_->numeric(space, L);  // the solvers were built on the unfactored values
+  upper_->numeric(space, U);
   space.fence();
   factorization_seconds_ = seconds_since(t0);
-  t0 = now();
-  const TrustedInput trusted;  // L and U were split from the checked A here
-  lower_ = std::make_unique<TriangularSolver<Scalar, Device>>(space, L, TrsvOptions{Triangle::lower, true, algorithm});
-  upper_ = std::make_unique<TriangularSolver<Scalar, Device>>(
-      space, CsrMatrix<Scalar, Device>(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val),
-      TrsvOptions{Triangle::upper, true, algorithm});
-  space.fence();
-  analysis_seconds_ += seconds_since(t0);
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), A.num_rows);
   space.fence();  // ready on every instance
 }
