@@ -191,7 +191,7 @@ Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part, const std::
       for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
         if (A.entries(q) != i) ++start[i + 1], ++start[A.entries(q) + 1];
     for (ordinal_t i = 0; i < n; ++i) start[i + 1] += start[i];
-    std::vector<std::pair<idx_t, idx_t>> edges(size_t(start[n]));  // (neighbour, weight)
+    std::vector<std::pair<idx_t, idx_t>> edges(static_cast<size_t>(start[n]));  // (neighbour, weight)
     std::vector<idx_t> fill(start.begin(), start.end() - 1);
     for (ordinal_t i = 0; i < n; ++i)
       for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
