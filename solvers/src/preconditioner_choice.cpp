@@ -22,9 +22,8 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const Preconditione
   }
   out.lower_levels = analyze_levels_host(A, Triangle::lower).num_levels;
   out.upper_levels = analyze_levels_host(A, Triangle::upper).num_levels;
-  const ordinal_t levels = out.lower_levels + out.upper_levels;
-  out.nonzeros_per_level = levels ? double(A.nnz()) / levels : 0.0;
-  const bool deep = levels > 0 && out.nonzeros_per_level < rule.dd_below_nonzeros_per_level;
+  out.nonzeros_per_level = double(A.nnz()) / (out.lower_levels + out.upper_levels);  // n >= 1: >= 2 levels
+  const bool deep = out.nonzeros_per_level < rule.dd_below_nonzeros_per_level;
   out.kind = deep ? PreconditionerKind::dd : PreconditionerKind::ilu0;
   char line[200];
   std::snprintf(line, sizeof line, "auto: %s, %d + %d levels of L and U, %.0f nonzeros per level (%s %.0f)",
