@@ -121,7 +121,8 @@ int run(int argc, char** argv) {
   if (rank == 0) {
     std::printf("dd_mpi_bench: blocklap3d %dx%dx%d b=%d (%s), %d rank(s), %s, %s\n", a.nx, a.ny, nz, a.b,
                 a.weak ? "weak: z times ranks" : "strong", ranks, bench::device_name().c_str(), to_string(a.variant));
-    std::printf("  %d rows, %d per rank on rank 0; setup %.2f s\n", A.num_rows(), int(local), setup);
+    std::printf("  %d rows, %d per rank on rank 0; setup %.2f s; SpMV halo: %s\n", A.num_rows(), int(local), setup,
+                distributed::to_string(op.halo().path()));
     std::printf(
         "  ILDU0 application %.4f ms; SpMV %.4f ms; BiCGSTAB %s in %d it, %.4f s (%.4f ms/it), true "
         "residual %.2g\n",
@@ -133,6 +134,7 @@ int run(int argc, char** argv) {
       row.set("b", a.b).set("weak", a.weak).set("ranks", ranks).set("rows", A.num_rows());
       row.set("device", bench::device_name()).set("variant", to_string(a.variant));
       row.set("setup_s", setup).set("apply_ms", apply_ms).set("spmv_ms", spmv_ms);
+      row.set("halo_path", distributed::to_string(op.halo().path()));
       row.set("iterations", result.iterations).set("solve_s", solve).set("converged", result.converged());
       bench::write_text_file(a.json, row.str());
     }

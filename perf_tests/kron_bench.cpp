@@ -175,8 +175,7 @@ int run(int argc, char** argv) {
         "by rank 0 (%s)\n",
         sys.description.c_str(), comm.size(), bench::device_name().c_str(), sys.space_rows(), s,
         (long long)sys.M.nnz_blocks(), K.shared_pattern() ? " (L on the same pattern)" : ", L apart",
-        K.halo().send_entries(),
-        K.halo().direct() ? "MPI given the kernels' buffers" : "staged through pinned host memory");
+        K.halo().send_entries(), distributed::to_string(K.halo().path()));
 
   // b = K u for a random u: a right-hand side with a known solution.
   const auto u = bench::random_device_vector(size_t(K.num_rows()), 7 + comm.rank());
@@ -224,6 +223,29 @@ int run(int argc, char** argv) {
     row.set(std::string("apply_ms_") + name, ms);
     if (root) std::printf("  mapping %-15s: apply %.3f ms\n", name, ms);
     if (ms < best_ms) best_ms = ms, chosen.mapping = mapping;
+  }
+  // One exchange alone (pack, transfer, unpack; profiled applies) by each
+  // path ours can take: what peer writes buy over MPI through the host.
+  if (comm.size() > 1) {
+    auto exchange_us = [&](const KroneckerOptions& o, distributed::HaloPath* path) {
+      const KroneckerOperator<double, Device> Kv(comm, local, offsets, o);
+      *path = Kv.halo().path();
+      Vector yv("yv", b.extent(0));
+      Kv.set_profiling(true);
+      for (int w = 0; w < 3; ++w) Kv.apply(b, yv);
+      Kv.reset_timings();
+      for (int r = 0; r < a.applies; ++r) Kv.apply(b, yv);
+      return 1e6 * max_over_ranks(comm, Kv.timings().communication_seconds) / a.applies;
+    };
+    for (const auto& [name, buffers] : {std::make_pair("automatic", distributed::HaloBuffers::automatic),
+                                        std::make_pair("mpi", distributed::HaloBuffers::mpi)}) {
+      KroneckerOptions o = chosen;
+      o.halo_buffers = buffers;
+      distributed::HaloPath path{};
+      const double us = exchange_us(o, &path);
+      row.set(std::string("exchange_us_") + name, us).set(std::string("exchange_path_") + name, to_string(path));
+      if (root) std::printf("  halo %-9s: %.1f us per exchange (%s)\n", name, us, to_string(path));
+    }
   }
   KroneckerOptions two = chosen;
   two.merge_shared_pattern = false;

@@ -81,7 +81,8 @@ TEST(KroneckerMpi, EachRanksRowsMatchTheFormedProduct) {
         const Share sh = share_of(sys, comm);
         const auto x = test::random_vector(size_t(sys.num_rows()), seed + 3 * id);
         const auto y_ref = local_part(reference::multiply(reference::kronecker_product(sys), x), sys, sh);
-        for (const auto buffers : {distributed::HaloBuffers::automatic, distributed::HaloBuffers::host_staged}) {
+        for (const auto buffers : {distributed::HaloBuffers::automatic, distributed::HaloBuffers::mpi,
+                                   distributed::HaloBuffers::host_staged}) {
           SCOPED_TRACE("shared " + std::to_string(shared) + " s " + std::to_string(s) + " b " + std::to_string(b));
           KroneckerOptions o;
           o.halo_buffers = buffers;
@@ -93,6 +94,64 @@ TEST(KroneckerMpi, EachRanksRowsMatchTheFormedProduct) {
           EXPECT_EQ(K.timings().applies, 1);
         }
       }
+}
+
+// Exchanges back to back, no host read between them: every apply sees its
+// own x (a receive buffer reused too early, or a stale one read, shows here),
+// and every path gives the same bits (only the transport differs).
+TEST(KroneckerMpi, BackToBackAppliesSeeEachNewVectorOnEveryPath) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const auto seed = shared_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(comm.size()) + " ranks");
+  const auto sys = gallery::random_kronecker(30, 4, 2, seed, true);
+  const Share sh = share_of(sys, comm);
+  constexpr int applies = 6;
+  std::vector<Vec> x(applies), y_ref(applies);
+  for (int k = 0; k < applies; ++k) {
+    const auto xg = test::random_vector(size_t(sys.num_rows()), seed + 11 + k);
+    x[size_t(k)] = local_part(xg, sys, sh);
+    y_ref[size_t(k)] = local_part(reference::multiply(reference::kronecker_product(sys), xg), sys, sh);
+  }
+  std::vector<Vec> first_path;
+  for (const auto buffers :
+       {distributed::HaloBuffers::automatic, distributed::HaloBuffers::mpi, distributed::HaloBuffers::host_staged}) {
+    KroneckerOptions o;
+    o.halo_buffers = buffers;
+    const KroneckerOperator<double, Device> K(comm, sh.local, sh.offsets, o);
+    SCOPED_TRACE(std::string("halo path: ") + to_string(K.halo().path()));
+    std::vector<Kokkos::View<double*, Device>> xd, yd;
+    for (int k = 0; k < applies; ++k) {
+      xd.push_back(test::device_vector<Device>(x[size_t(k)]));
+      yd.emplace_back("y", x[size_t(k)].size());
+      Kokkos::deep_copy(yd.back(), std::numeric_limits<double>::quiet_NaN());
+    }
+    for (int k = 0; k < applies; ++k) K.apply(xd[size_t(k)], yd[size_t(k)]);
+    std::vector<Vec> got;
+    for (int k = 0; k < applies; ++k) {
+      got.push_back(test::host_vector(yd[size_t(k)]));
+      EXPECT_LT(test::relative_error(got.back(), y_ref[size_t(k)]), 1e-13) << "apply " << k;
+    }
+    if (first_path.empty())
+      first_path = got;
+    else
+      EXPECT_EQ(got, first_path);
+  }
+}
+
+TEST(KroneckerMpi, RanksDisagreeingOnTheHaloBuffersAreNamed) {
+  const Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() == 1) GTEST_SKIP() << "needs two ranks";
+  const auto sys = gallery::random_kronecker(20, 2, 2, 5, true);
+  const Share sh = share_of(sys, comm);
+  KroneckerOptions o;
+  o.halo_buffers = comm.rank() == 0 ? distributed::HaloBuffers::host_staged : distributed::HaloBuffers::automatic;
+  std::string error;
+  try {
+    const KroneckerOperator<double, Device> K(comm, sh.local, sh.offsets, o);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("HaloBuffers::automatic"), std::string::npos) << "rank " << comm.rank() << ": '" << error << "'";
 }
 
 TEST(KroneckerMpi, RanksWithoutRowsTakePart) {

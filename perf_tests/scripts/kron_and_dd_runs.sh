@@ -10,6 +10,8 @@
 #   gpus-session G    on a G-GPU machine, one GPU per rank: the distributed
 #              unit tests on 2 and G ranks, then DD strong (128^3) and weak
 #              (128x128x64 per GPU) on 1..G, then kron_bench on 1..G (2000 it)
+#   kron-gpus G       kron_bench on 1..G ranks, one GPU each (2000 it)
+#   dd-large G        DD strong scaling on 256^3 (50 M rows), 1..G ranks
 # Prints to stdout; each run's JSON row is appended to $OUT/runs.jsonl as it ends.
 set -u
 out="${OUT:-.}"
@@ -60,6 +62,16 @@ while [ $# -gt 0 ]; do
       for p in $(seq 1 "$g"); do run "dd_strong$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x128 --kokkos-num-devices="$g"; done
       for p in $(seq 1 "$g"); do run "dd_weak$p" mpiexec -n "$p" ./dd_mpi_bench --grid 128x128x64 --weak --kokkos-num-devices="$g"; done
       for p in $(seq 1 "$g"); do run "kron_gpus$p" mpiexec -n "$p" ./kron_bench --iterations 2000 --kokkos-num-devices="$g"; done
+      shift 2 ;;
+    kron-gpus)
+      g="${2:?number of GPUs}"
+      for p in $(seq 1 "$g"); do run "kron_gpus$p" mpiexec -n "$p" ./kron_bench --iterations 2000 --kokkos-num-devices="$g"; done
+      shift 2 ;;
+    dd-large)
+      g="${2:?number of GPUs}"
+      for p in $(seq 1 "$g"); do
+        run "dd_strong256_$p" mpiexec -n "$p" ./dd_mpi_bench --grid 256x256x256 --kokkos-num-devices="$g"
+      done
       shift 2 ;;
     mappings)  # the lane mappings of the SpMV, one GPU (the fastest serves the solves)
       run kron_map_np1 ./kron_bench --iterations 2000 --precond ilu0

@@ -8,9 +8,12 @@
 //     once, at construction, so the buffer comes out neighbour-major (all s
 //     columns of neighbour k together: one contiguous message) and the
 //     receive side scatters straight into the ghost columns.
-//   - MPI is handed device buffers when it accepts them (a CUDA-aware MPI,
-//     detected at run time); otherwise the buffers are staged through pinned
-//     host memory. Host backends pass their buffers as they are.
+//   - On GPUs whose ranks share a node, the pack kernel writes straight into
+//     the neighbours' receive buffers (distributed/peer_window.hpp, CUDA IPC)
+//     and MPI carries only empty ready/free tokens. Otherwise MPI carries
+//     the data: device buffers when it accepts them (a CUDA-aware MPI,
+//     detected at run time), else buffers staged through pinned host
+//     memory. Host backends pass their buffers as they are.
 // Vectors are s columns stored one after another: x holds column j of the
 // owned rows at x[j * local_rows], the ghosts column j at ghosts[j * ghost_rows].
 #include <Kokkos_Core.hpp>
@@ -20,19 +23,42 @@
 
 #include "trellis/config.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/distributed/agreement.hpp"
 #include "trellis/distributed/communicator.hpp"
 #include "trellis/distributed/halo_plan.hpp"
+#include "trellis/distributed/peer_window.hpp"
 #if TRELLIS_ENABLE_MPI && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // MPIX_Query_cuda_support (Open MPI)
 #endif
 
 namespace trellis::distributed {
 
-/// Where MPI reads and writes the exchanged entries.
+/// How the exchanged entries travel (a request; path() says what was built).
 enum class HaloBuffers {
-  automatic,    // device memory when MPI accepts it, pinned host staging otherwise
-  host_staged,  // always through host memory (the baseline, or a suspect MPI)
+  automatic,    // peer writes where every rank can, else as `mpi`
+  mpi,          // MPI carries the data: device memory when it accepts it, pinned host staging otherwise
+  host_staged,  // MPI through host memory always (the baseline, or a suspect MPI)
 };
+
+/// How an exchange's entries travel, as built.
+enum class HaloPath {
+  none,         // nothing to exchange
+  host_memory,  // MPI with the kernels' buffers (host backends)
+  mpi_device,   // MPI with device buffers (a CUDA-aware MPI)
+  host_staged,  // MPI with pinned host copies of the device buffers
+  peer_writes,  // the pack kernel writes the neighbours' device buffers
+};
+
+inline const char* to_string(HaloPath p) {
+  switch (p) {
+    case HaloPath::none: return "none";
+    case HaloPath::host_memory: return "MPI with host buffers";
+    case HaloPath::mpi_device: return "MPI with device buffers";
+    case HaloPath::host_staged: return "MPI staged through pinned host memory";
+    case HaloPath::peer_writes: return "peer writes into the neighbours' device buffers";
+  }
+  return "?";
+}
 
 /// True when this MPI library says at run time that it accepts CUDA device
 /// pointers (Open MPI's MPIX_Query_cuda_support); false when it cannot say.
@@ -54,6 +80,17 @@ using staging_space = Kokkos::Experimental::HIPHostPinnedSpace;
 #else
 using staging_space = Kokkos::HostSpace;
 #endif
+
+/// to[t - first] = x(map(t)): a pack into another rank's buffer (a functor: nvcc
+/// takes no device lambda in a private member function).
+template <class Scalar, class Device>
+struct PackTo {
+  Scalar* to;    // the part's start in the other rank's buffer
+  size_t first;  // the part's first position in the pack order
+  Kokkos::View<const Scalar*, Device> x;
+  Kokkos::View<size_t*, Device> map;
+  KOKKOS_INLINE_FUNCTION void operator()(size_t t) const { to[t - first] = x(map(t)); }
+};
 }  // namespace detail
 
 template <class Scalar, class Device>
@@ -81,37 +118,50 @@ class HaloExchange {
     ghosts_ = view("trellis::halo::ghosts", size_t(ghost_rows_) * size_t(columns));
     send_map_ = make_map(plan.send_offsets, plan.send_indices, block_size, columns, local_rows_, "send_map");
     recv_map_ = make_map(plan.recv_offsets, plan.recv_indices, block_size, columns, ghost_rows_, "recv_map");
+    if (comm.single_process()) return;  // path none
+    // The peer window is collective: every rank builds one or none.
+    const bool peers = buffers == HaloBuffers::automatic;
+    const std::string e = disagreement(comm, "HaloBuffers::automatic (1) or not (0)", peers ? 1 : 0);
+    if (!e.empty()) throw InputError("halo exchange: " + e);
+    if (peers && !host_memory) peers_ = PeerWindow(comm, plan, entry_);
+    if (peers_.open()) {
+      path_ = HaloPath::peer_writes;
+      recv_ = value_view(peers_.receive_buffer(), recv_map_.extent(0));  // unmanaged: the window owns it
+      return;
+    }
     send_ = view("trellis::halo::send", send_map_.extent(0));
     recv_ = view("trellis::halo::recv", recv_map_.extent(0));
-    direct_ = host_memory || (buffers == HaloBuffers::automatic && mpi_accepts_cuda_memory());
-    if (!direct_) {
+    path_ = host_memory                                                          ? HaloPath::host_memory
+            : (buffers != HaloBuffers::host_staged && mpi_accepts_cuda_memory()) ? HaloPath::mpi_device
+                                                                                 : HaloPath::host_staged;
+    if (path_ == HaloPath::host_staged) {
       send_staged_ = staged_view("trellis::halo::send_staged", send_.extent(0));
       recv_staged_ = staged_view("trellis::halo::recv_staged", recv_.extent(0));
     }
   }
 
   bool empty() const { return plan_.empty(); }
-  /// True when MPI reads and writes the buffers where the kernels do (host
-  /// backends, or a CUDA-aware MPI); false when they are staged through the host.
-  bool direct() const { return direct_; }
+  /// How the entries travel (none for the single process).
+  HaloPath path() const { return path_; }
   /// The ghost columns: column j at [j * ghost_rows(), (j + 1) * ghost_rows()).
   Kokkos::View<const Scalar*, Device> ghosts() const { return ghosts_; }
   ordinal_t ghost_rows() const { return ghost_rows_; }
   /// Entries (of Scalar) this rank sends and receives per exchange.
-  size_t send_entries() const { return send_.extent(0); }
-  size_t recv_entries() const { return recv_.extent(0); }
+  size_t send_entries() const { return send_map_.extent(0); }
+  size_t recv_entries() const { return recv_map_.extent(0); }
 
   /// Packs the send buffer from x (s columns of local rows; queued on space,
   /// then waited for: MPI reads it) and posts every receive and send.
   /// Collective with the neighbours; call finish before the next start.
   void start(const execution_space& space, Kokkos::View<const Scalar*, Device> x) {
     if (empty()) return;
+    if (path_ == HaloPath::peer_writes) return start_peer_writes(space, x);
     const auto map = send_map_;
     const auto buf = send_;
     Kokkos::parallel_for(
         "trellis::halo::pack", Kokkos::RangePolicy<execution_space>(space, 0, map.extent(0)),
         KOKKOS_LAMBDA(size_t t) { buf(t) = x(map(t)); });
-    if (!direct_) Kokkos::deep_copy(space, send_staged_, send_);
+    if (path_ == HaloPath::host_staged) Kokkos::deep_copy(space, send_staged_, send_);
     space.fence();
     post();
   }
@@ -120,20 +170,42 @@ class HaloExchange {
   /// ghosts() (queued on space).
   void finish(const execution_space& space) {
     if (empty()) return;
+    if (path_ == HaloPath::peer_writes) {
+      peers_.wait_ready();
+    } else {
 #if TRELLIS_ENABLE_MPI
-    MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    requests_.clear();
+      MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      requests_.clear();
 #endif
-    if (!direct_) Kokkos::deep_copy(space, recv_, recv_staged_);
+      if (path_ == HaloPath::host_staged) Kokkos::deep_copy(space, recv_, recv_staged_);
+    }
     const auto map = recv_map_;
     const auto buf = recv_;
     const auto ghosts = ghosts_;
     Kokkos::parallel_for(
         "trellis::halo::unpack", Kokkos::RangePolicy<execution_space>(space, 0, map.extent(0)),
         KOKKOS_LAMBDA(size_t t) { ghosts(map(t)) = buf(t); });
+    if (path_ == HaloPath::peer_writes) {
+      space.fence();  // the senders may write the receive buffer again once released
+      peers_.release();
+    }
   }
 
  private:
+  /// The pack kernel writes each neighbour's part straight into its receive
+  /// buffer (one launch per neighbour: each part has its own destination).
+  void start_peer_writes(const execution_space& space, Kokkos::View<const Scalar*, Device> x) {
+    peers_.acquire_targets();
+    for (size_t k = 0; k < plan_.send_ranks.size(); ++k) {
+      const size_t first = size_t(plan_.send_offsets[k]) * entry_, last = size_t(plan_.send_offsets[k + 1]) * entry_;
+      if (first == last) continue;
+      Kokkos::parallel_for("trellis::halo::pack_to_peer", Kokkos::RangePolicy<execution_space>(space, first, last),
+                           detail::PackTo<Scalar, Device>{peers_.target(k), first, x, send_map_});
+    }
+    space.fence();  // the writes are complete before the receivers hear so
+    peers_.post_ready();
+  }
+
   using index_view = Kokkos::View<size_t*, Device>;
   using value_view = Kokkos::View<Scalar*, Device>;
   using staged_view_type = Kokkos::View<Scalar*, detail::staging_space>;
@@ -161,8 +233,9 @@ class HaloExchange {
   void post() {
 #if TRELLIS_ENABLE_MPI
     static_assert(std::is_same_v<Scalar, double>, "halo exchange sends MPI_DOUBLE");
-    Scalar* recv = direct_ ? recv_.data() : recv_staged_.data();
-    Scalar* send = direct_ ? send_.data() : send_staged_.data();
+    const bool staged = path_ == HaloPath::host_staged;
+    Scalar* recv = staged ? recv_staged_.data() : recv_.data();
+    Scalar* send = staged ? send_staged_.data() : send_.data();
     requests_.resize(plan_.recv_ranks.size() + plan_.send_ranks.size());
     size_t q = 0;
     for (size_t k = 0; k < plan_.recv_ranks.size(); ++k) {
@@ -181,7 +254,8 @@ class HaloExchange {
   HaloPlan plan_;
   ordinal_t local_rows_ = 0, ghost_rows_ = 0;
   size_t entry_ = 0;  // Scalars per block per exchange: s * b
-  bool direct_ = true;
+  HaloPath path_ = HaloPath::none;
+  PeerWindow peers_;  // open for peer_writes
   value_view ghosts_, send_, recv_;
   index_view send_map_, recv_map_;
   staged_view_type send_staged_, recv_staged_;
