@@ -7,6 +7,8 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "dense_solve.hpp"
@@ -69,6 +71,78 @@ TYPED_TEST(KroneckerOnBackend, MatchesTheFormedProduct) {
             EXPECT_LT(test::relative_error(y, y_ref), 1e-13);
           }
       }
+}
+
+/// Zeroes the entries of every block of X outside `keep` (bit r * b + c).
+void zero_outside(HostBsr& X, BlockMask keep) {
+  const size_t bb = size_t(X.block_size) * X.block_size;
+  for (size_t v = 0; v < X.values.extent(0); ++v)
+    if (!((keep >> (v % bb)) & 1)) X.values(v) = 0;
+}
+
+// Blocks packed to their matrix's nonzero entries: the same product as the
+// formed one on every mapping, with a random mask per matrix (an entry kept
+// by the mask may still be zero in some blocks), and the Stokes-like
+// problem's diagonal M blocks (4 entries of 16) and 10-entry L blocks.
+TYPED_TEST(KroneckerOnBackend, PackedBlocksMatchTheFormedProduct) {
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int case_id = 0;
+  for (const bool shared : {true, false})
+    for (const int s : {1, 2, 3, 5})
+      for (const int b : {1, 2, 3, 4, 8}) {
+        auto sys = gallery::random_kronecker(6 + ordinal_t(rng() % 19), b, s, seed + case_id++, shared);
+        const BlockMask dense = dense_block_mask(b), diagonal_first = 1;
+        const BlockMask m_keep = (rng() & dense) | diagonal_first, l_keep = (rng() & dense) | diagonal_first;
+        zero_outside(sys.M, m_keep);
+        zero_outside(sys.L, l_keep);
+        if (sys.M.values.extent(0) > 0) sys.L.values(0) = 0;  // one zero inside the mask
+        const auto x = random_vector(size_t(sys.num_rows()), seed + 5 * case_id);
+        const auto y_ref = reference::multiply(reference::kronecker_product(sys), x);
+        for (const bool merge : {true, false})
+          for (const auto mapping :
+               {KroneckerMapping::block_per_lane, KroneckerMapping::entry_per_lane, KroneckerMapping::row_per_thread}) {
+            SCOPED_TRACE("shared " + std::to_string(shared) + " s " + std::to_string(s) + " b " + std::to_string(b) +
+                         " merge " + std::to_string(merge) + " mapping " + std::to_string(int(mapping)));
+            KroneckerOptions o;
+            o.merge_shared_pattern = merge;
+            o.mapping = mapping;
+            const KroneckerOperator<double, Device> K(sys, o);
+            const bool packed = mapping != KroneckerMapping::entry_per_lane;
+            EXPECT_LE(K.stored_block_entries_M(), packed ? block_mask_entries(m_keep) : b * b);
+            EXPECT_LE(K.stored_block_entries_L(), packed ? block_mask_entries(l_keep) : b * b);
+            EXPECT_LT(test::relative_error(apply(K, x), y_ref), 1e-13);
+          }
+      }
+  const auto stokes = gallery::stokes_kronecker(4, 3, 5, 2, 0.25);
+  const auto x = random_vector(size_t(stokes.num_rows()), seed + 1);
+  const auto y_ref = reference::multiply(reference::kronecker_product(stokes), x);
+  for (const bool pack : {true, false}) {
+    KroneckerOptions o;
+    o.pack_blocks = pack;
+    const KroneckerOperator<double, Device> K(stokes, o);
+    EXPECT_EQ(K.stored_block_entries_M(), pack ? 4 : 16);
+    EXPECT_EQ(K.stored_block_entries_L(), pack ? 10 : 16);
+    EXPECT_LT(test::relative_error(apply(K, x), y_ref), 1e-13);
+  }
+}
+
+TEST(Kronecker, EntryPerLaneRefusesPackedBlocks) {
+  auto sys = gallery::random_kronecker(8, 2, 2, 3, true);
+  zero_outside(sys.M, 0b1001);  // diagonal blocks
+  Kokkos::View<double*> pc("pc", 4), y("y", size_t(sys.num_rows()));
+  const auto t = make_kronecker_terms<double, DefaultDevice>(sys.M, nullptr, pc, {}, true);
+  EXPECT_EQ(t.p_mask, BlockMask(0b1001));
+  const Kokkos::View<double*> x("x", size_t(sys.num_rows()));
+  try {
+    kronecker_spmv<double, DefaultDevice>(Kokkos::DefaultExecutionSpace(), t, 2, {x, sys.space_rows()}, 0.0, y,
+                                          sys.space_rows(), KroneckerMapping::entry_per_lane);
+    ADD_FAILURE() << "no error";
+  } catch (const StructureError& e) {
+    EXPECT_NE(std::string(e.what()).find("entry_per_lane reads dense blocks"), std::string::npos) << e.what();
+  }
 }
 
 TYPED_TEST(KroneckerOnBackend, GmresSolvesAgainstADenseSolve) {

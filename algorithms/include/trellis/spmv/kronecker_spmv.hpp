@@ -27,7 +27,16 @@
 //     of a block row together read the whole block), no lane reduction at all.
 // The lanes' partial sums are reduced in a fixed tree (bit-reproducible run
 // to run); row_per_thread sums in stored order.
+//
+// Packed blocks: every block of a matrix stores only the entries named by
+// the matrix's mask (the entries that are nonzero in some block), so the
+// SpMV, bound by reading the values, reads only those. FEM point-block
+// matrices often have such zeros in the same places in every block: a
+// Stokes mass matrix's b = 4 blocks are diagonal (4 of 16 entries), its
+// viscous-plus-coupling operator's have 10. block_per_lane and
+// row_per_thread read packed blocks; entry_per_lane reads dense ones.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <string>
 
 #include "trellis/core/backend.hpp"
@@ -50,16 +59,97 @@ struct ColumnBlock {
 /// How the vector lanes of a block row share its work (see above).
 enum class KroneckerMapping { automatic, block_per_lane, entry_per_lane, row_per_thread };
 
+/// Which entries of a b x b block are stored: bit r * b + c for entry (r, c).
+using BlockMask = std::uint64_t;
+
+/// Every entry of a b x b block (b <= 8: at most 64 bits).
+inline BlockMask dense_block_mask(int b) { return b >= 8 ? ~BlockMask(0) : (BlockMask(1) << (b * b)) - 1; }
+
+/// Entries a mask stores (its set bits).
+inline int block_mask_entries(BlockMask m) {
+  int n = 0;
+  for (; m != 0; m &= m - 1) ++n;
+  return n;
+}
+
 /// The matrices of one multi-vector product: P (and Q when present) on one
-/// pattern, with their s x s row-major coefficient matrices in device memory.
+/// block pattern, each block packed to its matrix's mask (its stored
+/// entries consecutive, row-major), with their s x s row-major coefficient
+/// matrices in device memory. make_kronecker_terms builds one from BSR.
 template <class Scalar, class Device>
 struct KroneckerTerms {
-  BsrMatrix<Scalar, Device> P;
-  Kokkos::View<const Scalar*, Device> Q_values;  // Q's values on P's pattern; empty: no Q term
+  int block_size = 1;
+  ordinal_t num_block_rows = 0, num_block_cols = 0;
+  Kokkos::View<const offset_t*, Device> row_map;
+  Kokkos::View<const ordinal_t*, Device> entries;
+  Kokkos::View<const Scalar*, Device> P_values;  // nnz_blocks() x popcount(p_mask)
+  BlockMask p_mask = 0;
+  bool two_terms = false;                        // Q present
+  Kokkos::View<const Scalar*, Device> Q_values;  // nnz_blocks() x popcount(q_mask), on P's pattern
+  BlockMask q_mask = 0;
   Kokkos::View<const Scalar*, Device> p_coeffs;  // s x s
   Kokkos::View<const Scalar*, Device> q_coeffs;  // s x s (unused without Q)
-  bool has_q() const { return Q_values.extent(0) > 0; }
+
+  bool has_q() const { return two_terms; }
+  offset_t nnz_blocks() const { return offset_t(entries.extent(0)); }
+  ordinal_t num_rows() const { return num_block_rows * block_size; }
+  ordinal_t num_cols() const { return num_block_cols * block_size; }
 };
+
+/// The entries that are nonzero in at least one block of X (at least the
+/// first diagonal entry, so that a block is never empty).
+template <class Scalar>
+BlockMask nonzero_block_mask(const BsrMatrix<Scalar, HostDevice>& X) {
+  const int bb = X.block_size * X.block_size;
+  BlockMask m = 1;
+  for (size_t v = 0; v < X.values.extent(0); ++v)
+    if (X.values(v) != Scalar(0)) m |= BlockMask(1) << (v % size_t(bb));
+  return m;
+}
+
+/// X's values packed to mask, copied to Device.
+template <class Scalar, class Device>
+Kokkos::View<const Scalar*, Device> pack_block_values(const BsrMatrix<Scalar, HostDevice>& X, BlockMask mask) {
+  const size_t bb = size_t(X.block_size) * X.block_size, per = size_t(block_mask_entries(mask));
+  Kokkos::View<Scalar*, Device> out(Kokkos::ViewAllocateWithoutInitializing("trellis::kronecker::packed"),
+                                    size_t(X.nnz_blocks()) * per);
+  const auto h = Kokkos::create_mirror_view(out);
+  size_t t = 0;
+  for (offset_t k = 0; k < X.nnz_blocks(); ++k)
+    for (size_t e = 0; e < bb; ++e)
+      if ((mask >> e) & 1) h(t++) = X.values(size_t(k) * bb + e);
+  Kokkos::deep_copy(out, h);
+  return out;
+}
+
+/// Terms of P alone (Q == nullptr) or of P and Q on P's pattern (checked by
+/// the caller). pack: each matrix's blocks packed to its nonzero_block_mask;
+/// otherwise dense blocks (what entry_per_lane reads).
+template <class Scalar, class Device>
+KroneckerTerms<Scalar, Device> make_kronecker_terms(const BsrMatrix<Scalar, HostDevice>& P,
+                                                    const BsrMatrix<Scalar, HostDevice>* Q,
+                                                    Kokkos::View<const Scalar*, Device> p_coeffs,
+                                                    Kokkos::View<const Scalar*, Device> q_coeffs, bool pack) {
+  KroneckerTerms<Scalar, Device> t;
+  const auto pattern = copy_to<Device>(P);
+  t.block_size = P.block_size;
+  t.num_block_rows = P.num_block_rows;
+  t.num_block_cols = P.num_block_cols;
+  t.row_map = pattern.row_map;
+  t.entries = pattern.entries;
+  const BlockMask dense = dense_block_mask(P.block_size);
+  t.p_mask = pack ? nonzero_block_mask(P) : dense;
+  t.P_values = t.p_mask == dense ? Kokkos::View<const Scalar*, Device>(pattern.values)
+                                 : pack_block_values<Scalar, Device>(P, t.p_mask);
+  t.p_coeffs = p_coeffs;
+  if (Q != nullptr) {
+    t.two_terms = true;
+    t.q_mask = pack ? nonzero_block_mask(*Q) : dense;
+    t.Q_values = pack_block_values<Scalar, Device>(*Q, t.q_mask);
+    t.q_coeffs = q_coeffs;
+  }
+  return t;
+}
 
 namespace detail {
 
@@ -75,16 +165,18 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
   using Sum = SumArray<Scalar, B * C>;
   const Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::RandomAccess>> xr = x.data;
   const ordinal_t ld = x.ld;
-  const auto row_map = t.P.row_map;
-  const auto entries = t.P.entries;
-  const auto pv = t.P.values;
+  const auto row_map = t.row_map;
+  const auto entries = t.entries;
+  const auto pv = t.P_values;
   const auto qv = t.Q_values;
   const auto pc = t.p_coeffs;
   const auto qc = t.q_coeffs;
-  const ordinal_t block_rows = t.P.num_block_rows;
-  auto shape = bsr_spmv_shape<exec>(block_rows, t.P.nnz_blocks());
+  const BlockMask pm = t.p_mask, qm = t.q_mask;  // packed blocks (block_per_lane)
+  const int p_per = block_mask_entries(pm), q_per = block_mask_entries(qm);
+  const ordinal_t block_rows = t.num_block_rows;
+  auto shape = bsr_spmv_shape<exec>(block_rows, t.nnz_blocks());
   if (EntryPerLane && !is_host_space<exec>()) {  // lanes over the row's b^2 x blocks values
-    const long long avg = block_rows > 0 ? (t.P.nnz_blocks() * (B * B) + block_rows - 1LL) / block_rows : 1;
+    const long long avg = block_rows > 0 ? (t.nnz_blocks() * (B * B) + block_rows - 1LL) / block_rows : 1;
     int lanes = 1;
     while (lanes < avg && lanes < max_vector_width<exec>()) lanes *= 2;
     shape = {lanes, 256 / lanes > 0 ? 256 / lanes : 1, 1};
@@ -94,7 +186,7 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
   Kokkos::parallel_for(
       "trellis::kronecker_spmv", policy(space, league, shape.team_size, shape.vector_length),
       KOKKOS_LAMBDA(const member& m) {
-        (void)qv, (void)qc;  // captured here: nvcc rejects a first capture in `if constexpr`
+        (void)qv, (void)qc, (void)qm, (void)q_per;  // captured here: nvcc rejects a first capture in `if constexpr`
         const ordinal_t first = ordinal_t(m.league_rank()) * rows_per_team;
         const ordinal_t count = block_rows - first < rows_per_team ? block_rows - first : rows_per_team;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](ordinal_t r) {
@@ -147,19 +239,21 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
                       }
                     }
                   }
-                  const Scalar* P = pv.data() + size_t(k) * (B * B);
-                  for (int rr = 0; rr < B; ++rr)
-                    for (int e = 0; e < B; ++e) {
-                      const Scalar p = P[rr * B + e];
-                      for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
-                    }
-                  if constexpr (TwoTerms) {
-                    const Scalar* Q = qv.data() + size_t(k) * (B * B);
-                    for (int rr = 0; rr < B; ++rr)
-                      for (int e = 0; e < B; ++e) {
-                        const Scalar q = Q[rr * B + e];
-                        for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
+                  const Scalar* P = pv.data() + size_t(k) * p_per;
+                  for (int rr = 0, at = 0; rr < B; ++rr)
+                    for (int e = 0; e < B; ++e)
+                      if ((pm >> (rr * B + e)) & 1) {
+                        const Scalar p = P[at++];
+                        for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
                       }
+                  if constexpr (TwoTerms) {
+                    const Scalar* Q = qv.data() + size_t(k) * q_per;
+                    for (int rr = 0, at = 0; rr < B; ++rr)
+                      for (int e = 0; e < B; ++e)
+                        if ((qm >> (rr * B + e)) & 1) {
+                          const Scalar q = Q[at++];
+                          for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
+                        }
                   }
                 },
                 sum);
@@ -183,23 +277,36 @@ void kronecker_spmv_rows(const typename Device::execution_space& space, const Kr
   using exec = typename Device::execution_space;
   const Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::RandomAccess>> xr = x.data;
   const ordinal_t ld = x.ld;
-  const auto row_map = t.P.row_map;
-  const auto entries = t.P.entries;
-  const auto pv = t.P.values;
+  const auto row_map = t.row_map;
+  const auto entries = t.entries;
+  const auto pv = t.P_values;
   const auto qv = t.Q_values;
   const auto pc = t.p_coeffs;
   const auto qc = t.q_coeffs;
+  // Packed blocks: row r's stored entries start after those of rows < r.
+  const BlockMask pm = t.p_mask, qm = t.q_mask;
+  const int p_per = block_mask_entries(pm), q_per = block_mask_entries(qm);
+  Kokkos::Array<int, B> p_start, q_start;
+  for (int r = 0; r < B; ++r) {
+    const BlockMask before = r == 0 ? 0 : dense_block_mask(B) >> ((B - r) * B);  // bits of rows < r
+    p_start[r] = block_mask_entries(pm & before);
+    q_start[r] = block_mask_entries(qm & before);
+  }
   Kokkos::parallel_for(
-      "trellis::kronecker_spmv_rows", Kokkos::RangePolicy<exec>(space, 0, size_t(t.P.num_block_rows) * B),
+      "trellis::kronecker_spmv_rows", Kokkos::RangePolicy<exec>(space, 0, size_t(t.num_block_rows) * B),
       KOKKOS_LAMBDA(size_t idx) {
-        (void)qv, (void)qc;  // captured here: nvcc rejects a first capture in `if constexpr`
+        (void)qv, (void)qc, (void)qm, (void)q_per, (void)q_start;  // nvcc rejects a first capture in `if constexpr`
         const ordinal_t i = ordinal_t(idx / B);
         const int r = int(idx % B);
+        const BlockMask prow = pm >> (r * B), qrow = TwoTerms ? qm >> (r * B) : 0;
         Scalar acc[C] = {};
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
           const ordinal_t col0 = entries(k) * B;
-          const Scalar* P = pv.data() + size_t(k) * (B * B) + r * B;
+          const Scalar* P = pv.data() + size_t(k) * p_per + p_start[r];
+          const Scalar* Q = TwoTerms ? qv.data() + size_t(k) * q_per + q_start[r] : nullptr;
           for (int e = 0; e < B; ++e) {
+            const bool has_p = (prow >> e) & 1, has_q = TwoTerms && ((qrow >> e) & 1);
+            if (!has_p && !has_q) continue;
             Scalar u[C] = {}, w[C] = {};
             for (int j = 0; j < s; ++j) {  // Algorithm 2's combination, entry e of the x blocks
               const Scalar xj = xr(size_t(j) * ld + col0 + e);
@@ -208,10 +315,15 @@ void kronecker_spmv_rows(const typename Device::execution_space& space, const Kr
                 if constexpr (TwoTerms) w[c] += qc((i0 + c) * s + j) * xj;
               }
             }
-            for (int c = 0; c < C; ++c) acc[c] += P[e] * u[c];
+            if (has_p) {
+              const Scalar p = *P++;
+              for (int c = 0; c < C; ++c) acc[c] += p * u[c];
+            }
             if constexpr (TwoTerms) {
-              const Scalar q = qv(size_t(k) * (B * B) + r * B + e);
-              for (int c = 0; c < C; ++c) acc[c] += q * w[c];
+              if (has_q) {
+                const Scalar q = *Q++;
+                for (int c = 0; c < C; ++c) acc[c] += q * w[c];
+              }
             }
           }
         }
@@ -299,31 +411,37 @@ KroneckerMapping resolve_mapping(KroneckerMapping m) {
 }
 
 /// y = (P-term + Q-term) applied to the s columns of x, plus beta y (beta 0:
-/// y overwritten, never read). y holds s columns of P.num_rows() at y[i * y_ld];
-/// x holds s columns of P.num_cols() at x.data[j * x.ld]. Queued on space.
+/// y overwritten, never read). y holds s columns of t.num_rows() at y[i * y_ld];
+/// x holds s columns of t.num_cols() at x.data[j * x.ld]. Queued on space.
 template <class Scalar, class Device>
 void kronecker_spmv(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
                     const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y, ordinal_t y_ld,
                     KroneckerMapping mapping = KroneckerMapping::automatic) {
   const std::string who = "kronecker_spmv";
-  detail::check_block_size(t.P.block_size, who);
+  detail::check_block_size(t.block_size, who);
   if (s < 1 || t.p_coeffs.extent(0) != size_t(s) * size_t(s) ||
       (t.has_q() && t.q_coeffs.extent(0) != size_t(s) * size_t(s)))
     throw StructureError(who + ": coefficient matrices do not have s x s = " + std::to_string(s) + "^2 entries");
-  if (t.has_q() && t.Q_values.extent(0) != t.P.values.extent(0))
-    throw StructureError(who + ": the second matrix's values do not fit the shared pattern");
-  const size_t x_need = s > 0 ? size_t(s - 1) * size_t(x.ld) + size_t(t.P.num_cols()) : 0;
-  const size_t y_need = s > 0 ? size_t(s - 1) * size_t(y_ld) + size_t(t.P.num_rows()) : 0;
-  if (x.ld < t.P.num_cols() || y_ld < t.P.num_rows() || x.data.extent(0) < x_need || y.extent(0) < y_need)
+  const BlockMask dense = dense_block_mask(t.block_size);
+  auto fits = [&](BlockMask m, size_t values) {
+    return (m & ~dense) == 0 && values == size_t(t.nnz_blocks()) * size_t(block_mask_entries(m));
+  };
+  if (!fits(t.p_mask, t.P_values.extent(0)) || (t.has_q() && !fits(t.q_mask, t.Q_values.extent(0))))
+    throw StructureError(who + ": the values do not fit the pattern's blocks and their masks");
+  const KroneckerMapping resolved = resolve_mapping<typename Device::execution_space>(mapping);
+  if (resolved == KroneckerMapping::entry_per_lane && (t.p_mask != dense || (t.has_q() && t.q_mask != dense)))
+    throw StructureError(who + ": entry_per_lane reads dense blocks, and these are packed");
+  const size_t x_need = s > 0 ? size_t(s - 1) * size_t(x.ld) + size_t(t.num_cols()) : 0;
+  const size_t y_need = s > 0 ? size_t(s - 1) * size_t(y_ld) + size_t(t.num_rows()) : 0;
+  if (x.ld < t.num_cols() || y_ld < t.num_rows() || x.data.extent(0) < x_need || y.extent(0) < y_need)
     throw StructureError(who + ": x (" + std::to_string(x.data.extent(0)) + " entries, ld " + std::to_string(x.ld) +
                          ") or y (" + std::to_string(y.extent(0)) + ", ld " + std::to_string(y_ld) + ") do not hold " +
-                         std::to_string(s) + " columns of a " + std::to_string(t.P.num_rows()) + "x" +
-                         std::to_string(t.P.num_cols()) + " matrix");
-  if (t.P.num_block_rows == 0) return;
-  detail::with_block_size(t.P.block_size, who, [&](auto Bc) {
+                         std::to_string(s) + " columns of a " + std::to_string(t.num_rows()) + "x" +
+                         std::to_string(t.num_cols()) + " matrix");
+  if (t.num_block_rows == 0) return;
+  detail::with_block_size(t.block_size, who, [&](auto Bc) {
     constexpr int B = decltype(Bc)::value;
-    detail::kronecker_spmv_block_size<B>(space, t, s, x, beta, y, y_ld,
-                                         resolve_mapping<typename Device::execution_space>(mapping));
+    detail::kronecker_spmv_block_size<B>(space, t, s, x, beta, y, y_ld, resolved);
   });
 }
 

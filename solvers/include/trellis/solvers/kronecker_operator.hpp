@@ -39,6 +39,10 @@ struct KroneckerOptions {
   distributed::HaloBuffers halo_buffers = distributed::HaloBuffers::automatic;
   /// How the SpMV's vector lanes share a block row (spmv/kronecker_spmv.hpp).
   KroneckerMapping mapping = KroneckerMapping::automatic;
+  /// Store only the block entries that are nonzero in some block of the
+  /// matrix (packed blocks, spmv/kronecker_spmv.hpp); off: dense blocks.
+  /// The entry_per_lane mapping always reads dense blocks.
+  bool pack_blocks = true;
 };
 
 /// Seconds spent in applies since the last reset, when profiling is on (each
@@ -84,17 +88,20 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
     const auto Lo = distributed::off_diagonal_part(local.L, first_, ghosts);
     shared_pattern_ = same_pattern(local.M, local.L);
     merged_ = shared_pattern_ && options.merge_shared_pattern;
+    const bool pack =
+        options.pack_blocks && resolve_mapping<execution_space>(mapping_) != KroneckerMapping::entry_per_lane;
     auto add = [&](std::vector<KroneckerTerms<Scalar, Device>>& terms, const HostBsr& P, const HostBsr& Q) {
       if (merged_) {
-        const auto Pd = copy_to<Device>(P);
-        terms.push_back({Pd, copy_to<Device>(Q).values, p_coeffs, q_coeffs});
+        terms.push_back(make_kronecker_terms<Scalar, Device>(P, &Q, p_coeffs, q_coeffs, pack));
       } else {
-        terms.push_back({copy_to<Device>(P), {}, p_coeffs, {}});
-        terms.push_back({copy_to<Device>(Q), {}, q_coeffs, {}});
+        terms.push_back(make_kronecker_terms<Scalar, Device>(P, nullptr, p_coeffs, {}, pack));
+        terms.push_back(make_kronecker_terms<Scalar, Device>(Q, nullptr, q_coeffs, {}, pack));
       }
     };
     add(diagonal_, Md, Ld);
     if (Mo.nnz_blocks() + Lo.nnz_blocks() > 0) add(off_diagonal_, Mo, Lo);
+    const auto& d = diagonal_;  // what the blocks of M and L store (this rank's diagonal part), for reports
+    stored_entries_ = {block_mask_entries(d[0].p_mask), block_mask_entries(merged_ ? d[0].q_mask : d[1].p_mask)};
     const auto plan = distributed::make_halo_plan(comm, offsets_, ghosts);
     halo_ = distributed::HaloExchange<Scalar, Device>(comm, plan, b_, s_, block_rows_, g, options.halo_buffers);
   }
@@ -111,6 +118,9 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
   bool shared_pattern() const { return shared_pattern_; }
   bool merged() const { return merged_; }
   const distributed::HaloExchange<Scalar, Device>& halo() const { return halo_; }
+  /// Entries stored per block of M and of L (b^2 for dense blocks).
+  int stored_block_entries_M() const { return stored_entries_[0]; }
+  int stored_block_entries_L() const { return stored_entries_[1]; }
 
   /// Profiling waits after each phase to time it (see KroneckerTimings).
   void set_profiling(bool on) const { profiling_ = on; }
@@ -248,6 +258,7 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
   ordinal_t first_ = 0, block_rows_ = 0, q_ = 0;
   bool shared_pattern_ = false, merged_ = false;
   Terms diagonal_, off_diagonal_;
+  std::vector<int> stored_entries_;  // M's, L's
   mutable distributed::HaloExchange<Scalar, Device> halo_;
   mutable bool profiling_ = false;
   mutable KroneckerTimings timings_;
