@@ -270,7 +270,9 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
 }
 
 /// Output columns [i0, i0 + C), one thread per point row (row_per_thread).
-template <int B, int C, bool TwoTerms, class Scalar, class Device>
+/// S > 0: s == S == C, known here, so the 2 C^2 coefficients are held in
+/// registers for the whole row instead of being loaded per entry.
+template <int B, int C, bool TwoTerms, int S, class Scalar, class Device>
 void kronecker_spmv_rows(const typename Device::execution_space& space, const KroneckerTerms<Scalar, Device>& t, int s,
                          int i0, const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                          ordinal_t y_ld) {
@@ -299,6 +301,14 @@ void kronecker_spmv_rows(const typename Device::execution_space& space, const Kr
         const ordinal_t i = ordinal_t(idx / B);
         const int r = int(idx % B);
         const BlockMask prow = pm >> (r * B), qrow = TwoTerms ? qm >> (r * B) : 0;
+        constexpr int SR = S > 0 ? S : 1;  // the coefficients held: all when S is known
+        Scalar a[C][SR] = {}, bq[C][SR] = {};
+        for (int c = 0; c < C; ++c)  // not `if constexpr`: nvcc takes no first capture there
+          for (int j = 0; j < S; ++j) {
+            a[c][j] = pc((i0 + c) * S + j);
+            if (TwoTerms) bq[c][j] = qc((i0 + c) * S + j);
+          }
+        const int sj = S > 0 ? S : s;
         Scalar acc[C] = {};
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
           const ordinal_t col0 = entries(k) * B;
@@ -308,11 +318,11 @@ void kronecker_spmv_rows(const typename Device::execution_space& space, const Kr
             const bool has_p = (prow >> e) & 1, has_q = TwoTerms && ((qrow >> e) & 1);
             if (!has_p && !has_q) continue;
             Scalar u[C] = {}, w[C] = {};
-            for (int j = 0; j < s; ++j) {  // Algorithm 2's combination, entry e of the x blocks
+            for (int j = 0; j < sj; ++j) {  // Algorithm 2's combination, entry e of the x blocks
               const Scalar xj = xr(size_t(j) * ld + col0 + e);
               for (int c = 0; c < C; ++c) {
-                u[c] += pc((i0 + c) * s + j) * xj;
-                if constexpr (TwoTerms) w[c] += qc((i0 + c) * s + j) * xj;
+                u[c] += (S > 0 ? a[c][S > 0 ? j : 0] : pc((i0 + c) * s + j)) * xj;
+                if constexpr (TwoTerms) w[c] += (S > 0 ? bq[c][S > 0 ? j : 0] : qc((i0 + c) * s + j)) * xj;
               }
             }
             if (has_p) {
@@ -341,11 +351,15 @@ void kronecker_spmv_fixed(const typename Device::execution_space& space, const K
   constexpr bool EntryPerLane = Mapping == int(KroneckerMapping::entry_per_lane);
   for (int i0 = 0; i0 < s; i0 += 4) {
     if constexpr (Mapping == int(KroneckerMapping::row_per_thread)) {
-      switch (s - i0 < 4 ? s - i0 : 4) {
-        case 1: kronecker_spmv_rows<B, 1, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-        case 2: kronecker_spmv_rows<B, 2, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-        case 3: kronecker_spmv_rows<B, 3, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
-        default: kronecker_spmv_rows<B, 4, TwoTerms>(space, t, s, i0, x, beta, y, y_ld); break;
+      switch (s <= 4 ? -s : (s - i0 < 4 ? s - i0 : 4)) {  // negative: s <= 4, one chunk, s known
+        case -1: kronecker_spmv_rows<B, 1, TwoTerms, 1>(space, t, s, i0, x, beta, y, y_ld); break;
+        case -2: kronecker_spmv_rows<B, 2, TwoTerms, 2>(space, t, s, i0, x, beta, y, y_ld); break;
+        case -3: kronecker_spmv_rows<B, 3, TwoTerms, 3>(space, t, s, i0, x, beta, y, y_ld); break;
+        case -4: kronecker_spmv_rows<B, 4, TwoTerms, 4>(space, t, s, i0, x, beta, y, y_ld); break;
+        case 1: kronecker_spmv_rows<B, 1, TwoTerms, 0>(space, t, s, i0, x, beta, y, y_ld); break;
+        case 2: kronecker_spmv_rows<B, 2, TwoTerms, 0>(space, t, s, i0, x, beta, y, y_ld); break;
+        case 3: kronecker_spmv_rows<B, 3, TwoTerms, 0>(space, t, s, i0, x, beta, y, y_ld); break;
+        default: kronecker_spmv_rows<B, 4, TwoTerms, 0>(space, t, s, i0, x, beta, y, y_ld); break;
       }
       continue;
     }
@@ -401,8 +415,8 @@ TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_KRONECKER_SPMV_EXTERN)
 }  // namespace detail
 
 /// The mapping `automatic` stands for, as measured (perf_tests/RESULTS.md):
-/// row_per_thread on GPUs (on the H100 at b = 4, s = 2: 0.43 ms against 0.75
-/// block_per_lane and 1.17 entry_per_lane, 89% of the copy bandwidth);
+/// row_per_thread on GPUs (on the H100 at b = 4, s = 2, packed Stokes-like
+/// blocks: 0.31 ms against 0.47 block_per_lane and 1.17 entry_per_lane);
 /// block_per_lane on host backends, where a row is one thread's anyway.
 template <class Exec>
 KroneckerMapping resolve_mapping(KroneckerMapping m) {
