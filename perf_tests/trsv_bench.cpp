@@ -247,8 +247,8 @@ void prepare_problem(ProblemData& p, std::uint64_t seed) {
   p.nnz = A.nnz();
   p.nnz_lower = triangle_nnz(A, Triangle::lower);
   p.nnz_upper = triangle_nnz(A, Triangle::upper);
-  p.levels_lower = analyze_levels_host(A, Triangle::lower).num_levels;
-  p.levels_upper = analyze_levels_host(A, Triangle::upper).num_levels;
+  p.levels_lower = count_levels_host(A, Triangle::lower);
+  p.levels_upper = count_levels_host(A, Triangle::upper);
   const HostVector b = reference::random_vector(p.n, seed), x0 = reference::random_vector(p.n, seed + 1);
   p.ref_lower = reference::triangular_solve(A, Triangle::lower, b);
   p.ref_upper = reference::triangular_solve(A, Triangle::upper, b);

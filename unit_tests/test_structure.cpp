@@ -260,6 +260,7 @@ template <class Device>
 void check_levels_against_reference(const HostCsr& A, Triangle tri) {
   SCOPED_TRACE(std::string("triangle ") + to_string(tri));
   const auto ref = analyze_levels_host(A, tri);
+  ASSERT_EQ(count_levels_host(A, tri), ref.num_levels);  // the count-only form
   const auto s = analyze_levels(to_device<Device>(A), tri);
   auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.level_rows);
   auto lev = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.row_level);

@@ -20,8 +20,8 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const Preconditione
     out.reason = "auto: dd, the grid is known (geometric subdomains)";
     return out;
   }
-  out.lower_levels = analyze_levels_host(A, Triangle::lower).num_levels;
-  out.upper_levels = analyze_levels_host(A, Triangle::upper).num_levels;
+  out.lower_levels = count_levels_host(A, Triangle::lower);
+  out.upper_levels = count_levels_host(A, Triangle::upper);
   out.nonzeros_per_level = double(A.nnz()) / (out.lower_levels + out.upper_levels);  // n >= 1: >= 2 levels
   const bool deep = out.nonzeros_per_level < rule.dd_below_nonzeros_per_level;
   out.kind = deep ? PreconditionerKind::dd : PreconditionerKind::ilu0;

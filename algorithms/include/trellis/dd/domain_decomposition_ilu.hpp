@@ -65,15 +65,6 @@ void gather_blocks(const typename Device::execution_space& space, Kokkos::View<c
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
 
-/// out[k*w + c] = in[source(k)*w + c]: new values into the reordered matrix.
-template <class Scalar, class Device>
-void gather_values_into(const typename Device::execution_space& space, Kokkos::View<const offset_t*, Device> source,
-                        Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out, size_t w) {
-  Kokkos::parallel_for(
-      "trellis::dd::numeric_values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, out.extent(0)),
-      KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
-}
-
 /// The first block row of A (original numbering) whose pattern is not the
 /// one R = P A0 P^T was made from (source: each block of R's position in
 /// A0), or num_block_rows if A has A0's pattern. A's sizes are R's.
@@ -612,8 +603,8 @@ void DomainDecompositionIlu<Scalar, Device>::numeric_on_device(const execution_s
                                                                const BsrMatrix<Scalar, Device>& A) {
   check_same_pattern(space, A);  // before anything changes
   failed_numeric_ = "interrupted";
-  dd::detail::gather_values_into<Scalar, Device>(space, value_source_, A.values, reordered_.values,
-                                                 size_t(A.block_size) * A.block_size);
+  trellis::detail::gather_values_into<Scalar, Device>(space, value_source_, A.values, reordered_.values,
+                                                      size_t(A.block_size) * A.block_size);
   ilu::split_values(space, reordered_, factors_, diag_);
   try {
     factor_split_values(space);

@@ -43,6 +43,34 @@ struct LevelSets {
   double avg_parallelism() const { return num_levels ? double(num_rows) / num_levels : 0.0; }
 };
 
+namespace detail {
+/// row_level[i] = level of row i (row_level has A.num_rows entries); returns
+/// the number of levels. Serial, in the solve's order.
+inline ordinal_t host_row_levels(const HostCsr& A, Triangle tri, ordinal_t* row_level) {
+  if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
+  const ordinal_t n = A.num_rows;
+  ordinal_t num_levels = 0;
+  for (ordinal_t step = 0; step < n; ++step) {
+    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
+    ordinal_t lev = 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
+      const ordinal_t j = A.entries(k);
+      if (in_strict_triangle(tri, i, j)) lev = std::max(lev, row_level[j] + 1);
+    }
+    row_level[i] = lev;
+    num_levels = std::max(num_levels, lev + 1);
+  }
+  return n == 0 ? 0 : num_levels;
+}
+}  // namespace detail
+
+/// The number of levels alone (no level lists): what a choice between
+/// algorithms needs.
+inline ordinal_t count_levels_host(const HostCsr& A, Triangle tri) {
+  std::vector<ordinal_t> row_level(size_t(std::max<ordinal_t>(A.num_rows, 0)));
+  return detail::host_row_levels(A, tri, row_level.data());
+}
+
 /// Serial reference on the host.
 inline LevelSets<HostDevice> analyze_levels_host(const HostCsr& A, Triangle tri) {
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
@@ -51,18 +79,7 @@ inline LevelSets<HostDevice> analyze_levels_host(const HostCsr& A, Triangle tri)
   s.triangle = tri;
   s.num_rows = n;
   s.row_level = Kokkos::View<ordinal_t*, HostDevice>("trellis::row_level", n);
-  ordinal_t num_levels = 0;
-  for (ordinal_t step = 0; step < n; ++step) {
-    const ordinal_t i = tri == Triangle::lower ? step : n - 1 - step;
-    ordinal_t lev = 0;
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
-      const ordinal_t j = A.entries(k);
-      if (in_strict_triangle(tri, i, j)) lev = std::max(lev, s.row_level(j) + 1);
-    }
-    s.row_level(i) = lev;
-    num_levels = std::max(num_levels, lev + 1);
-  }
-  s.num_levels = n == 0 ? 0 : num_levels;
+  s.num_levels = detail::host_row_levels(A, tri, s.row_level.data());
   s.level_ptr = Kokkos::View<offset_t*, HostDevice>("trellis::level_ptr", size_t(s.num_levels) + 1);
   for (ordinal_t i = 0; i < n; ++i) ++s.level_ptr(s.row_level(i) + 1);
   for (ordinal_t l = 0; l < s.num_levels; ++l) s.level_ptr(l + 1) += s.level_ptr(l);

@@ -135,15 +135,23 @@ GatheredPattern<Device> gather_pattern(
 }
 
 /// out[k*w + c] = in[source(k)*w + c]: entries (w = 1) or b x b blocks (w = b*b)
-/// following a gathered pattern.
+/// following a gathered pattern, into an existing out (a refactorization's
+/// new values); queued on space.
+template <class Scalar, class Device>
+void gather_values_into(const typename Device::execution_space& space, Kokkos::View<const offset_t*, Device> source,
+                        Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out, size_t w) {
+  Kokkos::parallel_for(
+      "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, out.extent(0)),
+      KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
+}
+
+/// The same into a new array taken from arena.
 template <class Scalar, class Device>
 Kokkos::View<Scalar*, Device> gather_values(Kokkos::View<const offset_t*, Device> source,
                                             Kokkos::View<const Scalar*, Device> in, size_t w,
                                             ViewArena<Device>& arena) {
   Kokkos::View<Scalar*, Device> out = arena.template take<Scalar>("trellis::permuted_values", source.extent(0) * w);
-  Kokkos::parallel_for(
-      "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(0, out.extent(0)),
-      KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
+  gather_values_into<Scalar, Device>(typename Device::execution_space(), source, in, out, w);
   return out;
 }
 
