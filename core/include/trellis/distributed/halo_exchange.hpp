@@ -150,9 +150,11 @@ class HaloExchange {
   size_t send_entries() const { return send_map_.extent(0); }
   size_t recv_entries() const { return recv_map_.extent(0); }
 
-  /// Packs the send buffer from x (s columns of local rows; queued on space,
-  /// then waited for: MPI reads it) and posts every receive and send.
-  /// Collective with the neighbours; call finish before the next start.
+  /// Packs x's entries for the neighbours (s columns of local rows; queued
+  /// on space, then waited for) and sends them: MPI receives and sends
+  /// posted, or, for peer writes, packed straight into the neighbours'
+  /// buffers and a ready token sent. Collective with the neighbours; call
+  /// finish before the next start.
   void start(const execution_space& space, Kokkos::View<const Scalar*, Device> x) {
     if (empty()) return;
     if (path_ == HaloPath::peer_writes) return start_peer_writes(space, x);
@@ -166,8 +168,9 @@ class HaloExchange {
     post();
   }
 
-  /// Waits for this rank's messages, then scatters the received entries into
-  /// ghosts() (queued on space).
+  /// Waits for this rank's messages (or ready tokens), then scatters the
+  /// received entries into ghosts() (queued on space; for peer writes also
+  /// waited for, so that the senders may write again).
   void finish(const execution_space& space) {
     if (empty()) return;
     if (path_ == HaloPath::peer_writes) {
