@@ -19,7 +19,9 @@
 #       default every unit test program; TRELLIS_SANITIZE_FILTER, a gtest
 #       filter, default the Cuda-typed cases), logs sanitize_TOOL_PROGRAM.log; each run
 #       stops after TRELLIS_SANITIZE_TIMEOUT s (default 150, reported TIMEOUT,
-#       not a finding) and no run starts after TRELLIS_SANITIZE_BUDGET s (420)
+#       not a finding), no run starts after TRELLIS_SANITIZE_BUDGET s (420),
+#       TRELLIS_SANITIZE_JOBS runs at once (1), TRELLIS_SANITIZE_ARGS adds options;
+#       an entry PROG@FILTER runs PROG on its own filter (one program split)
 #   bash cmake/scripts/device_check.sh sanitize+run 'COMMANDS'   both
 # TRELLIS_PERF_TESTS=REGEX limits `perf` to the perf tests it matches (each
 # perf test is sized to fit one 600 s device call). For a quick check of a few
@@ -97,36 +99,50 @@ run_commands() {
   (cd "$work/build/perf_tests" && bash -c "${bench_args[0]}")
 }
 # One tool over one program: any finding (or a failing test) fails the step.
+# TRELLIS_SANITIZE_ARGS adds compute-sanitizer options (e.g. a kernel filter).
 sanitize_one() {
-  local tool="$1" prog="$2" extra=()
+  local tool="$1" prog="$2" filter="$3" extra=()
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+  # shellcheck disable=SC2086  # the extra options are meant to split
   timeout "${TRELLIS_SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 30 "${extra[@]}" \
-    "$prog" --gtest_filter="${TRELLIS_SANITIZE_FILTER:-*Cuda*}" --gtest_brief=1
+    ${TRELLIS_SANITIZE_ARGS:-} "$prog" --gtest_filter="$filter" --gtest_brief=1
 }
+# One run, its summary line written to NAME.result (runs may go in parallel).
+sanitize_job() {
+  local tool="$1" prog="$2" filter="$3" name="$4" t0=$SECONDS result
+  sanitize_one "$tool" "$prog" "$filter" >"$out/$name.log" 2>&1
+  case $? in 0) result=ok ;; 124) result=TIMEOUT ;; *) result=FAILED ;; esac
+  printf '%-10s %-28s %-7s %4ds  %s\n' "$tool" "$(basename "$prog")" "$result" $((SECONDS - t0)) "$filter" >"$out/$name.result"
+}
+# TRELLIS_SANITIZE_JOBS programs at once (default 1): the tools' slowdown is
+# mostly per launch on the host side, so several processes share one GPU well.
 sanitize() {
-  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=8 OMP_PROC_BIND=false
-  local rc=0 tool prog start=$SECONDS
+  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=2 OMP_PROC_BIND=false
+  local rc=0 tool prog start=$SECONDS names=() name
   for tool in ${TRELLIS_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
-    for prog in ${TRELLIS_SANITIZE_PROGRAMS:-$(ls "$work"/build/unit_tests/test_* | grep -v '\.')}; do
+    local entry filter job=0
+    for entry in ${TRELLIS_SANITIZE_PROGRAMS:-$(ls "$work"/build/unit_tests/test_* | grep -v '\.')}; do
+      prog="${entry%%@*}" filter="${TRELLIS_SANITIZE_FILTER:-*Cuda*}"
+      [ "$prog" = "$entry" ] || filter="${entry#*@}"  # PROG@FILTER: that program's cases split over runs
       [ -x "$prog" ] || prog="$work/build/unit_tests/$prog"
-      local t0=$SECONDS name status
+      job=$((job + 1))
+      name="sanitize_${tool}_$(basename "$prog")_$job"
       if [ $((SECONDS - start)) -gt "${TRELLIS_SANITIZE_BUDGET:-420}" ]; then
-        printf '%-10s %-28s SKIPPED (budget)\n' "$tool" "$(basename "$prog")"
-        continue
-      fi
-      name="sanitize_${tool}_$(basename "$prog")"
-      sanitize_one "$tool" "$prog" >"$out/$name.log" 2>&1
-      status=$?
-      if [ $status = 0 ]; then
-        echo "$(printf '%-10s %-28s ok     %4ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
-      elif [ $status = 124 ]; then
-        echo "$(printf '%-10s %-28s TIMEOUT %3ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
+        printf '%-10s %-28s SKIPPED (budget)\n' "$tool" "$(basename "$prog")" >"$out/$name.result"
       else
-        echo "$(printf '%-10s %-28s FAILED %4ds' "$tool" "$(basename "$prog")" $((SECONDS - t0)))"
-        grep -E "=========|FAILED|Error" "$out/$name.log" | head -20
-        rc=1
+        while [ "$(jobs -rp | wc -l)" -ge "${TRELLIS_SANITIZE_JOBS:-1}" ]; do wait -n; done
+        sanitize_job "$tool" "$prog" "$filter" "$name" &
       fi
+      names+=("$name")
     done
+  done
+  wait
+  for name in "${names[@]}"; do
+    cat "$out/$name.result"
+    if grep -q FAILED "$out/$name.result"; then
+      grep -E "=========|FAILED|Error" "$out/$name.log" | head -20 | cut -c1-300
+      rc=1
+    fi
   done
   return $rc
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/types.hpp"
@@ -54,7 +55,9 @@ struct TriangleAnalysis {
 /// threads' counts places a level's rows, ascending, as they join: the
 /// schedule comes out in level order without a sort. Then the entries of the
 /// rows in that order. `level` (team scratch, one slot per row) holds the
-/// rows' levels.
+/// rows' levels. A pass reads other threads' slots and writes its own, so
+/// reads and writes are kept apart by a barrier (the joining rows held as a
+/// bit mask, 64 rows at a time): no thread reads a slot while it is written.
 template <class Device, class Member, class Levels>
 KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAnalysis<Device>& t, ordinal_t s,
                                                ordinal_t lo, ordinal_t hi, const Levels& level) {
@@ -67,14 +70,23 @@ KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAn
   m.team_barrier();
   offset_t placed = 0;
   for (ordinal_t l = 0;; ++l) {
-    // A row joining now gets l at once: a row that depends on it reads l
-    // or unassigned, both >= l, and waits either way.
+    // A row joining now gets l before later chunks read it: a row that
+    // depends on it reads l or unassigned, both >= l, and waits either way.
     ordinal_t joins = 0;
-    for (ordinal_t i = mine_lo; i < mine_hi; ++i) {
-      if (level(i - lo) != unassigned) continue;
-      bool ready = true;
-      for (offset_t k = t.map(i); k < t.map(i + 1) && ready; ++k) ready = level(t.col(k) - lo) < l;
-      if (ready) level(i - lo) = l, ++joins;
+    for (ordinal_t c = 0; c < per_thread; c += 64) {  // the same count of barriers on every thread
+      if (c > 0) m.team_barrier();                     // the previous chunk's writes are done
+      const ordinal_t c_lo = mine_lo + c < mine_hi ? mine_lo + c : mine_hi;
+      const ordinal_t c_hi = c_lo + 64 < mine_hi ? c_lo + 64 : mine_hi;
+      std::uint64_t ready_rows = 0;
+      for (ordinal_t i = c_lo; i < c_hi; ++i) {
+        if (level(i - lo) != unassigned) continue;
+        bool ready = true;
+        for (offset_t k = t.map(i); k < t.map(i + 1) && ready; ++k) ready = level(t.col(k) - lo) < l;
+        if (ready) ready_rows |= std::uint64_t(1) << (i - c_lo);
+      }
+      m.team_barrier();  // every read of this chunk is done
+      for (ordinal_t i = c_lo; i < c_hi; ++i)
+        if ((ready_rows >> (i - c_lo)) & 1) level(i - lo) = l, ++joins;
     }
     const ordinal_t before = m.team_scan(joins);  // the team's barrier: all joins of level l are seen after it
     ordinal_t added = before + joins;
