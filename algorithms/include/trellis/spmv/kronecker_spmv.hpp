@@ -107,7 +107,7 @@ BlockMask nonzero_block_mask(const BsrMatrix<Scalar, HostDevice>& X) {
   return m;
 }
 
-/// X's values packed to mask, copied to Device.
+/// X's values packed to mask (all of them for the dense mask), copied to Device.
 template <class Scalar, class Device>
 Kokkos::View<const Scalar*, Device> pack_block_values(const BsrMatrix<Scalar, HostDevice>& X, BlockMask mask) {
   const size_t bb = size_t(X.block_size) * X.block_size, per = size_t(block_mask_entries(mask));
@@ -131,16 +131,21 @@ KroneckerTerms<Scalar, Device> make_kronecker_terms(const BsrMatrix<Scalar, Host
                                                     Kokkos::View<const Scalar*, Device> p_coeffs,
                                                     Kokkos::View<const Scalar*, Device> q_coeffs, bool pack) {
   KroneckerTerms<Scalar, Device> t;
-  const auto pattern = copy_to<Device>(P);
   t.block_size = P.block_size;
   t.num_block_rows = P.num_block_rows;
   t.num_block_cols = P.num_block_cols;
-  t.row_map = pattern.row_map;
-  t.entries = pattern.entries;
+  // The pattern alone: the values go over once, packed.
+  Kokkos::View<offset_t*, Device> row_map(Kokkos::ViewAllocateWithoutInitializing("trellis::kronecker::row_map"),
+                                          P.row_map.extent(0));
+  Kokkos::View<ordinal_t*, Device> entries(Kokkos::ViewAllocateWithoutInitializing("trellis::kronecker::entries"),
+                                           P.entries.extent(0));
+  Kokkos::deep_copy(row_map, P.row_map);
+  Kokkos::deep_copy(entries, P.entries);
+  t.row_map = row_map;
+  t.entries = entries;
   const BlockMask dense = dense_block_mask(P.block_size);
   t.p_mask = pack ? nonzero_block_mask(P) : dense;
-  t.P_values = t.p_mask == dense ? Kokkos::View<const Scalar*, Device>(pattern.values)
-                                 : pack_block_values<Scalar, Device>(P, t.p_mask);
+  t.P_values = pack_block_values<Scalar, Device>(P, t.p_mask);
   t.p_coeffs = p_coeffs;
   if (Q != nullptr) {
     t.two_terms = true;
