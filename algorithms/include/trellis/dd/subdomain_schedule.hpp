@@ -74,7 +74,7 @@ KOKKOS_INLINE_FUNCTION void schedule_subdomain(const Member& m, const TriangleAn
     // depends on it reads l or unassigned, both >= l, and waits either way.
     ordinal_t joins = 0;
     for (ordinal_t c = 0; c < per_thread; c += 64) {  // the same count of barriers on every thread
-      if (c > 0) m.team_barrier();                     // the previous chunk's writes are done
+      if (c > 0) m.team_barrier();                    // the previous chunk's writes are done
       const ordinal_t c_lo = mine_lo + c < mine_hi ? mine_lo + c : mine_hi;
       const ordinal_t c_hi = c_lo + 64 < mine_hi ? c_lo + 64 : mine_hi;
       std::uint64_t ready_rows = 0;

@@ -158,6 +158,19 @@ KroneckerTerms<Scalar, Device> make_kronecker_terms(const BsrMatrix<Scalar, Host
 
 namespace detail {
 
+/// acc.v[c * B + r] += sum_e X(r, e) u[c][e] over the stored entries of one
+/// packed block X (mask: which entries; their values consecutive, row-major).
+template <int B, int C, class Scalar, class Acc>
+KOKKOS_INLINE_FUNCTION void add_packed_block_product(const Scalar* X, BlockMask mask, const Scalar (&u)[C][B],
+                                                     Acc& acc) {
+  for (int r = 0, at = 0; r < B; ++r)
+    for (int e = 0; e < B; ++e)
+      if ((mask >> (r * B + e)) & 1) {
+        const Scalar x = X[at++];
+        for (int c = 0; c < C; ++c) acc.v[c * B + r] += x * u[c][e];
+      }
+}
+
 /// Output columns [i0, i0 + C) of the product, added to y (beta = 1) or
 /// overwriting it (beta = 0; y is then never read).
 template <int B, int C, bool TwoTerms, bool EntryPerLane, class Scalar, class Device>
@@ -244,22 +257,8 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
                       }
                     }
                   }
-                  const Scalar* P = pv.data() + size_t(k) * p_per;
-                  for (int rr = 0, at = 0; rr < B; ++rr)
-                    for (int e = 0; e < B; ++e)
-                      if ((pm >> (rr * B + e)) & 1) {
-                        const Scalar p = P[at++];
-                        for (int c = 0; c < C; ++c) acc.v[c * B + rr] += p * u[c][e];
-                      }
-                  if constexpr (TwoTerms) {
-                    const Scalar* Q = qv.data() + size_t(k) * q_per;
-                    for (int rr = 0, at = 0; rr < B; ++rr)
-                      for (int e = 0; e < B; ++e)
-                        if ((qm >> (rr * B + e)) & 1) {
-                          const Scalar q = Q[at++];
-                          for (int c = 0; c < C; ++c) acc.v[c * B + rr] += q * w[c][e];
-                        }
-                  }
+                  add_packed_block_product<B, C>(pv.data() + size_t(k) * p_per, pm, u, acc);
+                  if constexpr (TwoTerms) add_packed_block_product<B, C>(qv.data() + size_t(k) * q_per, qm, w, acc);
                 },
                 sum);
           }
@@ -405,14 +404,17 @@ void kronecker_spmv_block_size(const typename Device::execution_space& space, co
       const DEVICE::execution_space&, const KroneckerTerms<double, DEVICE>&, int, const ColumnBlock<double, DEVICE>&, \
       double, Kokkos::View<double*, DEVICE>, ordinal_t, KroneckerMapping);
 #if TRELLIS_ENABLE_ETI
-#define TRELLIS_KRONECKER_SPMV_EXTERN(DEVICE)                                                                                                                                                               \
-  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 1) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 2) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 3) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE( \
-      DEVICE,                                                                                                                                                                                               \
-      4) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                                                                                                                  \
-                                                   5) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                                                                     \
-                                                                                                6) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,                                                        \
-                                                                                                                                             7) extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE,           \
-                                                                                                                                                                                          8)
+// clang-format off
+#define TRELLIS_KRONECKER_SPMV_EXTERN(DEVICE)           \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 1)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 2)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 3)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 4)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 5)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 6)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 7)  \
+  extern TRELLIS_KRONECKER_SPMV_INSTANTIATE(DEVICE, 8)
+// clang-format on
 TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_KRONECKER_SPMV_EXTERN)
 #undef TRELLIS_KRONECKER_SPMV_EXTERN
 #endif
