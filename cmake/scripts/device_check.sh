@@ -17,7 +17,7 @@
 #       racecheck, initcheck, synccheck; TRELLIS_SANITIZE_TOOLS to choose) over
 #       the CUDA cases of the unit test programs (TRELLIS_SANITIZE_PROGRAMS,
 #       default every unit test program; TRELLIS_SANITIZE_FILTER, a gtest
-#       filter, default the Cuda-typed cases), logs sanitize_TOOL_PROGRAM.log; each run
+#       filter, default the Cuda-typed cases), logs sanitize_TOOL_PROGRAM_N.log; each run
 #       stops after TRELLIS_SANITIZE_TIMEOUT s (default 150, reported TIMEOUT,
 #       not a finding), no run starts after TRELLIS_SANITIZE_BUDGET s (420),
 #       TRELLIS_SANITIZE_JOBS runs at once (1), TRELLIS_SANITIZE_ARGS adds options;
@@ -117,7 +117,11 @@ sanitize_job() {
 # TRELLIS_SANITIZE_JOBS programs at once (default 1): the tools' slowdown is
 # mostly per launch on the host side, so several processes share one GPU well.
 sanitize() {
-  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=2 OMP_PROC_BIND=false
+  local jobs="${TRELLIS_SANITIZE_JOBS:-1}" threads=8
+  # The machine's cores shared among the runs at once (8 when one runs).
+  [ "$jobs" -gt 1 ] && threads=$(($(nproc) / jobs))
+  [ "$threads" -ge 1 ] || threads=1
+  export TRELLIS_MATRICES="$carry/matrices" OMP_NUM_THREADS=$threads OMP_PROC_BIND=false
   local rc=0 tool prog start=$SECONDS names=() name
   for tool in ${TRELLIS_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
     local entry filter job=0
@@ -128,9 +132,9 @@ sanitize() {
       job=$((job + 1))
       name="sanitize_${tool}_$(basename "$prog")_$job"
       if [ $((SECONDS - start)) -gt "${TRELLIS_SANITIZE_BUDGET:-420}" ]; then
-        printf '%-10s %-28s SKIPPED (budget)\n' "$tool" "$(basename "$prog")" >"$out/$name.result"
+        printf '%-10s %-28s SKIPPED (budget)  %s\n' "$tool" "$(basename "$prog")" "$filter" >"$out/$name.result"
       else
-        while [ "$(jobs -rp | wc -l)" -ge "${TRELLIS_SANITIZE_JOBS:-1}" ]; do wait -n; done
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
         sanitize_job "$tool" "$prog" "$filter" "$name" &
       fi
       names+=("$name")
