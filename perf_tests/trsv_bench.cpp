@@ -74,7 +74,8 @@ struct Options {
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::natural;
-  double budget_seconds = 0;  // 0: no limit; else stop starting problems after it
+  std::vector<int> block_rows{0};  // block-syncfree: one solver per value (0: the backend's default)
+  double budget_seconds = 0;       // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
 };
@@ -88,12 +89,15 @@ void print_usage(std::FILE* to) {
                "  --no-real-matrices     do not add the matrices of $TRELLIS_MATRICES\n"
                "  --training             add the matrices of $TRELLIS_MATRICES/training (.mtx.gz)\n"
                "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
+               "  --block-rows N1,N2,... block-syncfree's rows per block, one solver each (default 0: the\n"
+               "                         backend's default)\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
                "  --warmups N            untimed runs first (default 3)\n"
                "  --max-seconds-per-case S  time a slow case gets before its reps are cut (default 1)\n"
                "  --algorithms A,B       Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-value,\n"
-               "                         elmc, syncfree-naive, auto); default: all concrete ones\n"
+               "                         elmc, syncfree-naive, tile-levelset, tile-syncfree, block-syncfree,\n"
+               "                         auto); default: all concrete ones\n"
                "  --baselines B,...      kk-rp, kk-tp1, kk-tp1chain, cusparse, or none (default all)\n"
                "  --kk-chain-threshold N rows per level chained by KK TP1CHAIN (default %d)\n"
                "  --no-gs                skip the Gauss-Seidel sweeps\n"
@@ -140,7 +144,10 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.training = true;
     else if (a == "--tile-order")
       o.tile_order = parse<TileOrder>(value());
-    else if (a == "--no-real-matrices")
+    else if (a == "--block-rows") {
+      o.block_rows.clear();
+      for (const auto& v : bench::split_list(value())) o.block_rows.push_back(std::stoi(v));
+    } else if (a == "--no-real-matrices")
       o.real_matrices = false;
     else if (a == "--problems")
       o.problems = bench::split_list(value());
@@ -277,8 +284,8 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order)
-      : solver_(A, options(tri, algorithm, order)) {}
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows)
+      : solver_(A, options(tri, algorithm, order, block_rows)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -289,8 +296,9 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order) {
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows) {
     TrsvOptions o;
+    o.block_rows = block_rows;
     o.triangle = tri;
     o.algorithm = algorithm;
     o.tile.order = order;
@@ -366,15 +374,18 @@ std::string short_label(TrsvAlgorithm a) {
     case TrsvAlgorithm::syncfree_naive: return "GSF";
     case TrsvAlgorithm::tile_levelset: return "TILE-LS";
     case TrsvAlgorithm::tile_syncfree: return "TILE-SF";
+    case TrsvAlgorithm::block_syncfree: return "BLK";
     case TrsvAlgorithm::automatic: return "AUTO";
   }
   return to_string(a);
 }
 
 /// A Trellis algorithm as a solver under test.
-SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order) {
-  return {short_label(a), "trellis", to_string(a), [a, order](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order));
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0) {
+  const std::string suffix = block_rows ? "-" + std::to_string(block_rows) : "";
+  return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
+          [a, order, block_rows](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows));
           }};
 }
 
@@ -389,7 +400,11 @@ SolverSpec kk_spec(const std::string& label, const std::string& name, SPTRSVAlgo
 /// Every solver the options ask for; `cusparse` is null except on CUDA.
 std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
   std::vector<SolverSpec> out;
-  for (const TrsvAlgorithm a : o.algorithms) out.push_back(trellis_spec(a, o.tile_order));
+  for (const TrsvAlgorithm a : o.algorithms)
+    if (a == TrsvAlgorithm::block_syncfree)
+      for (int rows : o.block_rows) out.push_back(trellis_spec(a, o.tile_order, rows));
+    else
+      out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {
     if (b == "kk-rp") out.push_back(kk_spec("KK-RP", "SEQLVLSCHD_RP", SPTRSVAlgorithm::SEQLVLSCHD_RP, 0));
     if (b == "kk-tp1") out.push_back(kk_spec("KK-TP1", "SEQLVLSCHD_TP1", SPTRSVAlgorithm::SEQLVLSCHD_TP1, 0));

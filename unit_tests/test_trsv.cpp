@@ -29,9 +29,9 @@ using test::random_vector;
 /// poisoned with NaN first so that an unwritten entry fails.
 template <class Device>
 void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form, std::uint64_t seed,
-                 double tol = 1e-10) {
+                 double tol = 1e-10, int block_rows = 0) {
   SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " + std::to_string(int(form)) +
-               " n=" + std::to_string(A.num_rows));
+               " n=" + std::to_string(A.num_rows) + " block rows " + std::to_string(block_rows));
   const auto b = random_vector(A.num_rows, seed);
   std::vector<double> d_sep = random_vector(A.num_rows, seed + 1);
   for (auto& d : d_sep) d = 2 + std::abs(d) * 4;  // well away from zero
@@ -42,6 +42,7 @@ void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, Diagon
   opt.triangle = tri;
   opt.algorithm = algorithm;
   opt.unit_diagonal = form == DiagonalForm::unit;
+  opt.block_rows = block_rows;
   TriangularSolver<double, Device> solver(dA, opt);
   if (form == DiagonalForm::separate) solver.numeric(dA, device_vector<Device>(d_sep));
   EXPECT_EQ(solver.algorithm(), algorithm);
@@ -72,6 +73,48 @@ TYPED_TEST(TrsvOnBackend, EveryAlgorithmMatchesReferenceOnRandomShapes) {
     for (TrsvAlgorithm a : all_trsv_algorithms) {
       check_solve<TypeParam>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<TypeParam>(U, Triangle::upper, a, DiagonalForm::stored, seed + 7);
+    }
+  }
+}
+
+// block-syncfree's blocks from one row (every dependency crosses blocks)
+// to sizes that cut levels and leave a short last block.
+TYPED_TEST(TrsvOnBackend, BlockSyncfreeMatchesReferenceForEveryBlockSize) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  using gallery::TriangularShape;
+  for (auto shape : {TriangularShape::dense_rows, TriangularShape::sparse_rows, TriangularShape::long_chain}) {
+    SCOPED_TRACE("shape " + std::to_string(int(shape)));
+    const HostCsr L = gallery::random_lower_triangular(700, shape, seed);
+    const HostCsr U = transpose(L);
+    for (int rows : {1, 3, 16, 100, 699, 700, 2048}) {
+      check_solve<TypeParam>(L, Triangle::lower, TrsvAlgorithm::block_syncfree, DiagonalForm::stored, seed, 1e-10,
+                             rows);
+      check_solve<TypeParam>(U, Triangle::upper, TrsvAlgorithm::block_syncfree, DiagonalForm::separate, seed + 3, 1e-10,
+                             rows);
+    }
+  }
+  const HostCsr A = gallery::load_problem("lap2d5:40x30").matrix;
+  for (int rows : {7, 40, 64})
+    for (Triangle tri : {Triangle::lower, Triangle::upper})
+      check_solve<TypeParam>(A, tri, TrsvAlgorithm::block_syncfree, DiagonalForm::unit, seed, 1e-10, rows);
+}
+
+TYPED_TEST(TrsvOnBackend, BlockSyncfreeRejectsBlockSizesThatDoNotFit) {
+  const auto dA = to_device<TypeParam>(gallery::laplace2d_5pt(10, 10));
+  TrsvOptions opt;
+  opt.algorithm = TrsvAlgorithm::block_syncfree;
+  opt.block_rows = -4;
+  EXPECT_THROW((TriangularSolver<double, TypeParam>(dA, opt)), InputError);
+  using Exec = typename TypeParam::execution_space;
+  const size_t most = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  if (most < (size_t(1) << 30)) {  // bounded team scratch (GPUs): one row per 12 bytes at most
+    opt.block_rows = int(most / 12) + 64;
+    try {
+      TriangularSolver<double, TypeParam> solver(dA, opt);
+      ADD_FAILURE() << "no error for " << opt.block_rows << " rows per block";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
     }
   }
 }
@@ -300,7 +343,7 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
     const HostCsr U = transpose(L);
     for (TrsvAlgorithm a :
          {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive,
-          TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset}) {
+          TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset, TrsvAlgorithm::block_syncfree}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }

@@ -13,6 +13,7 @@ enum class TrsvAlgorithm {
   syncfree_naive,  // GSF: CSC counters, unknown i on warp i, whole warp spinning (baseline)
   tile_levelset,   // TileSpTRSV level-set (seed 004): 16x16 tiles, a launch per tile level
   tile_syncfree,   // TileSpTRSV sync-free (seed 004): a warp per tile column, tile counters
+  block_syncfree,  // blocks of consecutive rows: local levels in team scratch, sync-free between blocks
   automatic,       // chosen from the analysis; the solver reports which
 };
 
@@ -28,22 +29,23 @@ struct NameTable<TrsvAlgorithm> {
       {TrsvAlgorithm::syncfree_naive, "syncfree-naive"},
       {TrsvAlgorithm::tile_levelset, "tile-levelset"},
       {TrsvAlgorithm::tile_syncfree, "tile-syncfree"},
+      {TrsvAlgorithm::block_syncfree, "block-syncfree"},
       {TrsvAlgorithm::automatic, "auto"},
   };
 };
 
 /// Every concrete algorithm (not `automatic`), for tests and benchmarks.
-inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {TrsvAlgorithm::levelset_csr,  TrsvAlgorithm::levelset_csc,
-                                                        TrsvAlgorithm::elmr,          TrsvAlgorithm::elmr_value,
-                                                        TrsvAlgorithm::elmc,          TrsvAlgorithm::syncfree_naive,
-                                                        TrsvAlgorithm::tile_levelset, TrsvAlgorithm::tile_syncfree};
+inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {
+    TrsvAlgorithm::levelset_csr,  TrsvAlgorithm::levelset_csc,  TrsvAlgorithm::elmr,
+    TrsvAlgorithm::elmr_value,    TrsvAlgorithm::elmc,          TrsvAlgorithm::syncfree_naive,
+    TrsvAlgorithm::tile_levelset, TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::block_syncfree};
 
 /// Whether an algorithm's result is bit-reproducible run to run. The CSC
 /// variants and tile-syncfree accumulate with atomics in a schedule-dependent
 /// order: not.
 inline bool is_deterministic(TrsvAlgorithm a) {
   return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
-         a == TrsvAlgorithm::tile_levelset;
+         a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::block_syncfree;
 }
 
 }  // namespace trellis

@@ -32,6 +32,9 @@ struct TrsvOptions {
   bool unit_diagonal = false;  // D = I; stored diagonal entries are ignored
   TrsvAlgorithm algorithm = TrsvAlgorithm::automatic;
   TileOptions tile;  // the tiled family's format thresholds (tile_options.hpp)
+  // block-syncfree: rows per block (0: the backend's default, 512 on GPUs;
+  // at most what team scratch holds, about 3,300 on CUDA with Kokkos 3.4).
+  int block_rows = 0;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>

@@ -7,6 +7,7 @@
 
 #include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/algorithm.hpp"
+#include "trellis/trsv/detail/block_plan.hpp"
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 #include "trellis/trsv/detail/levelset_plan.hpp"
@@ -24,6 +25,7 @@ struct SolvePlans {
   std::optional<LevelSetPlan<Device>> levelset;
   std::optional<ElementPlan<Scalar, Device>> element;
   std::optional<TilePlan<Scalar, Device>> tile;
+  std::optional<BlockPlan<Scalar, Device>> block;
 };
 
 }  // namespace trellis::detail

@@ -7,6 +7,7 @@
 
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/trsv/detail/block_kernels.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
 #include "trellis/trsv/detail/tile_kernels.hpp"
@@ -17,7 +18,7 @@ namespace trellis {
 
 namespace detail {
 
-enum class TrsvFamily { levelset, element, tile };
+enum class TrsvFamily { levelset, element, tile, block };
 
 inline TrsvFamily family_of(TrsvAlgorithm a) {
   switch (a) {
@@ -29,6 +30,7 @@ inline TrsvFamily family_of(TrsvAlgorithm a) {
     case TrsvAlgorithm::syncfree_naive: return TrsvFamily::element;
     case TrsvAlgorithm::tile_levelset:
     case TrsvAlgorithm::tile_syncfree: return TrsvFamily::tile;
+    case TrsvAlgorithm::block_syncfree: return TrsvFamily::block;
     case TrsvAlgorithm::automatic: break;
   }
   throw Error("trsv: algorithm not resolved to a family");
@@ -61,7 +63,8 @@ TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
 template <class Scalar, class Device>
 SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& T,
                                    Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
-                                   std::string& reason, const TileOptions& tile_options = TileOptions()) {
+                                   std::string& reason, const TileOptions& tile_options = TileOptions(),
+                                   int block_rows = 0) {
   using exec = typename Device::execution_space;
   SolvePlans<Scalar, Device> s;
   s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
@@ -76,17 +79,19 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
     case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
     case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
     case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
+    case TrsvFamily::block: s.block = build_block_plan(space, s.factor, block_rows); break;
   }
   return s;
 }
 
 /// Numeric phase of every plan: the factor's values (D from `diagonal` when
-/// given), then the tiles' copy of them.
+/// given), then the tiles' and the blocks' copies of them.
 template <class Scalar, class Device>
 void load_values(const typename Device::execution_space& space, SolvePlans<Scalar, Device>& s,
                  const CsrMatrix<Scalar, Device>& T, Kokkos::View<const Scalar*, Device> diagonal) {
   load_factor_values(space, s.factor, T, diagonal);
   if (s.tile) load_tile_values(space, *s.tile, s.factor);
+  if (s.block) load_block_values(space, *s.block, s.factor);
 }
 
 /// Runs one solve. x_old is Gauss-Seidel's x_k for factors that keep the
@@ -105,6 +110,7 @@ void run_solve(const typename Device::execution_space& space, SolvePlans<Scalar,
     case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(space, f, *s.element, b, x); break;
     case TrsvAlgorithm::tile_levelset: tile_levelset_solve(space, f, *s.tile, b, x, x_old); break;
     case TrsvAlgorithm::tile_syncfree: tile_syncfree_solve(space, f, *s.tile, b, x, x_old); break;
+    case TrsvAlgorithm::block_syncfree: block_syncfree_solve(space, f, *s.block, b, x, x_old); break;
     case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");
   }
 }
@@ -124,7 +130,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
-                           /*keep_other=*/false, reason_, options.tile);
+                           /*keep_other=*/false, reason_, options.tile, options.block_rows);
   space.fence();
   analysis_seconds_ = timer.seconds();
   detail::load_values(space, plans_, T, const_vector_type());  // numeric() without re-fingerprinting T

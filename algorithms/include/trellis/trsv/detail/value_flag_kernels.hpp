@@ -16,6 +16,7 @@
 // groups produce; no lane ever waits on a lane of its own group.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "trellis/core/errors.hpp"
@@ -62,6 +63,34 @@ KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
   return v.value;
 }
 
+/// Makes x its own ready flag before a solve: an input that aliases x
+/// (in-place solves, in-place Gauss-Seidel sweeps) is first copied to
+/// `work` and read from there, then x is filled with the sentinel.
+template <class Scalar, class Device>
+void unpublish_x(const typename Device::execution_space& space, Kokkos::View<Scalar*, Device>& work,
+                 Kokkos::View<const Scalar*, Device>& b, Kokkos::View<Scalar*, Device> x,
+                 Kokkos::View<const Scalar*, Device>& x_old, bool has_other, const char* who) {
+  using Bits = typename Unpublished<Scalar>::bits_type;
+  const size_t n = x.extent(0);
+  const bool b_aliased = b.data() == x.data();
+  const bool old_aliased = has_other && x_old.data() == x.data();
+  if (b_aliased && old_aliased) throw Error(std::string(who) + ": b and x_old cannot both alias x");
+  if (b_aliased || old_aliased) {
+    if (work.extent(0) != n)
+      work = Kokkos::View<Scalar*, Device>(
+          Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::work"), n);
+    Kokkos::deep_copy(space, work, x);
+    if (b_aliased)
+      b = work;
+    else
+      x_old = work;
+  }
+  Bits* xb = reinterpret_cast<Bits*>(x.data());
+  Kokkos::parallel_for(
+      "trellis::trsv::unpublish_x", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      KOKKOS_LAMBDA(size_t i) { xb[i] = Unpublished<Scalar>::bits; });
+}
+
 /// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries.
 template <class Scalar, class Device>
 void elmr_value_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
@@ -74,25 +103,8 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     using Bits = typename Unpublished<Scalar>::bits_type;
     const ordinal_t n = factor.n;
     if (n == 0) return;
-    // x is overwritten with the sentinel: an input that aliases it is read
-    // from a copy (in-place solves, in-place Gauss-Seidel sweeps).
-    const bool b_aliased = b.data() == x.data();
-    const bool old_aliased = factor.has_other && x_old.data() == x.data();
-    if (b_aliased && old_aliased) throw Error("elmr-value: b and x_old cannot both alias x");
-    if (b_aliased || old_aliased) {
-      if (plan.work.extent(0) != size_t(n))
-        plan.work = Kokkos::View<Scalar*, Device>(
-            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::work"), n);
-      Kokkos::deep_copy(space, plan.work, x);
-      if (b_aliased)
-        b = plan.work;
-      else
-        x_old = plan.work;
-    }
+    unpublish_x(space, plan.work, b, x, x_old, factor.has_other, "elmr-value");
     Bits* xb = reinterpret_cast<Bits*>(x.data());
-    Kokkos::parallel_for(
-        "trellis::trsv::elmr_value_reset", Kokkos::RangePolicy<exec>(space, 0, n),
-        KOKKOS_LAMBDA(ordinal_t i) { xb[i] = Unpublished<Scalar>::bits; });
     const auto rows = factor.rows;
     const auto other = factor.other;
     const auto inv_diag = factor.inv_diag;

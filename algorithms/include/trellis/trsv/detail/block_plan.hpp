@@ -1,0 +1,211 @@
+#pragma once
+// Analysis plan of block-syncfree: the rows cut into blocks of R
+// consecutive rows in solve order (ascending for a lower triangle,
+// descending for an upper one), each block's rows sorted by their levels
+// inside the block ("local levels": only dependencies within the block
+// count), and a copy of the strict triangle in that order in which a
+// dependency inside the block is already its position in the block.
+//
+// Solve order keeps the locality of the application's numbering: on a grid
+// or a mesh numbered along it, most of a row's dependencies fall in its own
+// block, so most of the chain runs from team scratch and only the block
+// boundaries cost a global hand-off.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <string>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/errors.hpp"
+#include "trellis/trsv/detail/factor.hpp"
+
+namespace trellis::detail {
+
+/// Slots are positions in block order: block t holds slots
+/// [t * rows_per_block, min(n, (t + 1) * rows_per_block)), level by level.
+/// Kernels capture the Views they read by name, not the plan.
+template <class Scalar, class Device>
+struct BlockPlan {
+  template <class T>
+  using view = Kokkos::View<T, Device>;
+
+  int rows_per_block = 0;
+  int num_blocks = 0;
+  int max_levels = 0;                // the most local levels of any block
+  long long total_levels = 0;        // local levels summed over the blocks
+  view<ordinal_t*> block_level;      // block t's local levels: [block_level(t), block_level(t + 1))
+  view<ordinal_t*> level_slot;       // level q's slots: [level_slot(q), level_slot(q + 1))
+  view<ordinal_t*> slot_row;         // the row at each slot
+  view<offset_t*> row_map;           // the strict triangle by slot
+  view<ordinal_t*> col;              // >= 0: a row of an earlier block; < 0: -1 - (its slot in this block)
+  view<Scalar*> values;              // copied from the factor by load_block_values
+  view<Scalar*> inv_diag;            // by slot, likewise
+  view<offset_t*> source;            // the factor position of each entry
+  view<int> ticket;                  // next block to hand out
+  view<Scalar*> work;                // copy of an input that aliases x (allocated on first need)
+};
+
+/// Rows per block when the options leave it to the backend: on GPUs one
+/// block per team of 256 threads with room to run ahead on its levels; on
+/// host backends a team is one thread, and the block is what it solves
+/// without waiting on other threads.
+template <class Exec>
+int default_block_rows() {
+  return is_host_space<Exec>() ? 1024 : 512;
+}
+
+/// Threads of a block-syncfree team: on GPUs up to 256 (the rows of one
+/// level run on them), on host backends one.
+template <class Exec>
+int block_team_size(int rows_per_block) {
+  return is_host_space<Exec>() ? 1 : std::min(256, rows_per_block);
+}
+
+/// Team scratch of one block: x of its rows and its level starts.
+template <class Exec, class Scalar>
+size_t block_scratch_bytes(int rows_per_block) {
+  using scratch = typename Exec::scratch_memory_space;
+  return Kokkos::View<Scalar*, scratch, Kokkos::MemoryUnmanaged>::shmem_size(rows_per_block) +
+         Kokkos::View<ordinal_t*, scratch, Kokkos::MemoryUnmanaged>::shmem_size(rows_per_block + 1);
+}
+
+template <class Scalar, class Device>
+BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_space& space,
+                                           const TriangularFactor<Scalar, Device>& f, int rows_per_block) {
+  using exec = typename Device::execution_space;
+  using policy = Kokkos::RangePolicy<exec>;
+  using ordinals = Kokkos::View<ordinal_t*, Device>;
+  const auto uninit = [&](const std::string& label) {
+    return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
+  };
+  if (rows_per_block < 0)
+    throw InputError("block-syncfree: rows per block must be positive (0: the default), not " +
+                     std::to_string(rows_per_block));
+  const int R = rows_per_block > 0 ? rows_per_block : default_block_rows<exec>();
+  const size_t scratch = block_scratch_bytes<exec, Scalar>(R);
+  const size_t scratch_max = Kokkos::TeamPolicy<exec>::scratch_size_max(0);
+  if (scratch > scratch_max)
+    throw InputError("block-syncfree: " + std::to_string(R) + " rows per block need " + std::to_string(scratch) +
+                     " bytes of team scratch; this backend offers " + std::to_string(scratch_max) +
+                     " (choose fewer rows per block)");
+  const ordinal_t n = f.n;
+  const bool lower = f.triangle == Triangle::lower;
+  BlockPlan<Scalar, Device> p;
+  p.rows_per_block = R;
+  p.num_blocks = int((n + R - 1) / R);
+  const int B = p.num_blocks;
+  p.ticket = Kokkos::View<int, Device>(Kokkos::view_alloc(space, "trellis::trsv::block_ticket"));
+  p.block_level = ordinals(Kokkos::view_alloc(space, "trellis::trsv::block_level"), size_t(B) + 1);
+  p.slot_row = ordinals(uninit("trellis::trsv::slot_row"), n);
+  p.row_map = Kokkos::View<offset_t*, Device>(Kokkos::view_alloc(space, "trellis::trsv::block_row_map"), size_t(n) + 1);
+  p.inv_diag = Kokkos::View<Scalar*, Device>(uninit("trellis::trsv::block_inv_diag"), n);
+  if (n == 0) return p;
+
+  // Position s in solve order is row s (lower) or n - 1 - s (upper); the
+  // strict triangle only points to earlier positions.
+  const auto rows = f.rows;
+  const auto block_level = p.block_level;
+  ordinals local_level(uninit("trellis::trsv::local_level"), n);
+  int max_levels = 0;
+  Kokkos::parallel_reduce(
+      "trellis::trsv::block_levels", policy(space, 0, B),
+      KOKKOS_LAMBDA(int t, int& most) {
+        const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
+        ordinal_t levels = 0;
+        for (ordinal_t s = s0; s < s1; ++s) {
+          const ordinal_t i = lower ? s : n - 1 - s;
+          ordinal_t l = 0;
+          for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k) {
+            const ordinal_t sj = lower ? rows.col_ind(k) : n - 1 - rows.col_ind(k);
+            if (sj >= s0 && local_level(sj) >= l) l = local_level(sj) + 1;
+          }
+          local_level(s) = l;
+          if (l >= levels) levels = l + 1;
+        }
+        block_level(t + 1) = levels;
+        if (levels > most) most = levels;
+      },
+      Kokkos::Max<int>(max_levels));
+  p.max_levels = max_levels;
+  Kokkos::parallel_scan(
+      "trellis::trsv::block_level_scan", policy(space, 0, B + 1), KOKKOS_LAMBDA(int t, ordinal_t& sum, bool final) {
+        sum += block_level(t);
+        if (final) block_level(t) = sum;
+      });
+  ordinal_t Q = 0;
+  Kokkos::deep_copy(space, Q, Kokkos::subview(block_level, B));
+  space.fence();  // Q sizes what follows
+  p.total_levels = Q;
+  p.level_slot = ordinals(uninit("trellis::trsv::level_slot"), size_t(Q) + 1);
+
+  // Per block, a counting sort of its positions by local level (ascending
+  // position inside a level: deterministic).
+  const auto level_slot = p.level_slot;
+  const auto slot_row = p.slot_row;
+  ordinals cursor(uninit("trellis::trsv::level_cursor"), Q);
+  ordinals slot_of(uninit("trellis::trsv::slot_of"), n);  // by position
+  Kokkos::parallel_for(
+      "trellis::trsv::block_sort", policy(space, 0, B), KOKKOS_LAMBDA(int t) {
+        const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
+        const ordinal_t q0 = block_level(t), q1 = block_level(t + 1);
+        for (ordinal_t q = q0; q < q1; ++q) cursor(q) = 0;
+        for (ordinal_t s = s0; s < s1; ++s) ++cursor(q0 + local_level(s));
+        ordinal_t start = s0;
+        for (ordinal_t q = q0; q < q1; ++q) {
+          const ordinal_t c = cursor(q);
+          level_slot(q) = cursor(q) = start;
+          start += c;
+        }
+        for (ordinal_t s = s0; s < s1; ++s) {
+          const ordinal_t slot = cursor(q0 + local_level(s))++;
+          slot_row(slot) = lower ? s : n - 1 - s;
+          slot_of(s) = slot;
+        }
+        if (t == B - 1) level_slot(q1) = n;
+      });
+
+  // The triangle by slot; a column inside the block becomes its slot there.
+  const auto row_map = p.row_map;
+  Kokkos::parallel_scan(
+      "trellis::trsv::block_row_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t slot, offset_t& sum, bool final) {
+        const ordinal_t i = slot_row(slot);
+        sum += rows.row_map(i + 1) - rows.row_map(i);
+        if (final) row_map(slot + 1) = sum;
+      });
+  p.col = ordinals(uninit("trellis::trsv::block_col"), f.nnz_strict);
+  p.values = Kokkos::View<Scalar*, Device>(uninit("trellis::trsv::block_values"), f.nnz_strict);
+  p.source = Kokkos::View<offset_t*, Device>(uninit("trellis::trsv::block_source"), f.nnz_strict);
+  const auto col = p.col;
+  const auto source = p.source;
+  Kokkos::parallel_for(
+      "trellis::trsv::block_fill", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t slot) {
+        const ordinal_t i = slot_row(slot);
+        const ordinal_t first = (slot / R) * R;  // the block's first slot
+        offset_t e = row_map(slot);
+        for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k, ++e) {
+          const ordinal_t j = rows.col_ind(k);
+          const ordinal_t sj = slot_of(lower ? j : n - 1 - j);
+          col(e) = sj >= first ? -1 - (sj - first) : j;
+          source(e) = k;
+        }
+      });
+  return p;
+}
+
+/// Numeric phase: the factor's values and inverse diagonal in slot order.
+template <class Scalar, class Device>
+void load_block_values(const typename Device::execution_space& space, BlockPlan<Scalar, Device>& p,
+                       const TriangularFactor<Scalar, Device>& f) {
+  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  const auto values = p.values, inv_diag = p.inv_diag;
+  const auto source = p.source;
+  const auto slot_row = p.slot_row;
+  const auto f_values = f.rows.values, f_inv_diag = f.inv_diag;
+  Kokkos::parallel_for(
+      "trellis::trsv::block_gather_values", policy(space, 0, offset_t(values.extent(0))),
+      KOKKOS_LAMBDA(offset_t e) { values(e) = f_values(source(e)); });
+  Kokkos::parallel_for(
+      "trellis::trsv::block_gather_diag", policy(space, 0, f.n),
+      KOKKOS_LAMBDA(ordinal_t slot) { inv_diag(slot) = f_inv_diag(slot_row(slot)); });
+}
+
+}  // namespace trellis::detail
