@@ -33,7 +33,8 @@ struct TrsvOptions {
   TrsvAlgorithm algorithm = TrsvAlgorithm::automatic;
   TileOptions tile;  // the tiled family's format thresholds (tile_options.hpp)
   // block-syncfree: rows per block (0: the backend's default, 512 on GPUs;
-  // at most what team scratch holds, about 3,300 on CUDA with Kokkos 3.4).
+  // at most what team scratch holds: about 1,100 on host backends and 1,400
+  // on CUDA with Kokkos 3.4, 28 bytes a row).
   int block_rows = 0;
 };
 

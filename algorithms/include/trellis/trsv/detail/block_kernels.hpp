@@ -52,36 +52,53 @@ void block_syncfree_solve(const typename Device::execution_space& space, const T
     const auto values = plan.values;
     const auto inv_diag = plan.inv_diag;
     const int R = plan.rows_per_block;
+    const int E = plan.staged_entries;
+    const int L = plan.max_levels;
     const int league = plan.num_blocks;
     Kokkos::parallel_for(
         "trellis::trsv::block_syncfree",
         team_policy(space, league, block_team_size<exec>(R), 1)
-            .set_scratch_size(0, Kokkos::PerTeam(block_scratch_bytes<exec, Scalar>(R))),
+            .set_scratch_size(0, Kokkos::PerTeam(BlockScratch<exec, Scalar>::bytes(R, L, E))),
         KOKKOS_LAMBDA(const member_type& m) {
           int t = 0;
           Kokkos::single(
               Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, league); }, t);
-          Kokkos::View<Scalar*, scratch_space, Kokkos::MemoryUnmanaged> x_block(m.team_scratch(0), R);
-          Kokkos::View<ordinal_t*, scratch_space, Kokkos::MemoryUnmanaged> starts(m.team_scratch(0), R + 1);
-          const ordinal_t q0 = block_level(t), levels = block_level(t + 1) - q0;
+          const BlockScratch<exec, Scalar> sc(m, R, L, E);
           const ordinal_t first = ordinal_t(t) * R;
+          const ordinal_t rows = first + R < n ? R : n - first;
+          const ordinal_t q0 = block_level(t), levels = block_level(t + 1) - q0;
+          const offset_t e0 = row_map(first);
+          const bool staged = row_map(first + rows) - e0 <= E;
+          // Everything but the waits on earlier blocks, loaded at once:
+          // Gauss-Seidel's x_old part is known before the solve starts.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, rows + 1), [&](ordinal_t s) {
+            sc.row_ptr(s) = row_map(first + s) - e0;
+            if (s == rows) return;
+            const ordinal_t i = slot_row(first + s);
+            sc.row(s) = i;
+            sc.rhs(s) = (b(i) - other_part(m, other, i, x_old)) * inv_diag(first + s);
+          });
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, levels + 1),
-                               [&](ordinal_t l) { starts(l) = level_slot(q0 + l) - first; });
+                               [&](ordinal_t l) { sc.starts(l) = level_slot(q0 + l) - first; });
+          if (staged)
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, offset_t(row_map(first + rows) - e0)), [&](offset_t k) {
+              sc.col(k) = col(e0 + k);
+              sc.values(k) = values(e0 + k);
+            });
           m.team_barrier();
           for (ordinal_t l = 0; l < levels; ++l) {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, starts(l), starts(l + 1)), [&](ordinal_t s) {
-              const ordinal_t slot = first + s;
-              const ordinal_t i = slot_row(slot);
-              Scalar sum = other_part(m, other, i, x_old);
-              const Scalar bi = b(i), di = inv_diag(slot);
-              for (offset_t e = row_map(slot); e < row_map(slot + 1); ++e) {
-                const ordinal_t c = col(e);
-                sum += values(e) * (c < 0 ? x_block(-1 - c) : wait_for_value<Scalar>(xb + c));
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sc.starts(l), sc.starts(l + 1)), [&](ordinal_t s) {
+              Scalar sum = 0;
+              const offset_t k0 = sc.row_ptr(s), k1 = sc.row_ptr(s + 1);
+              for (offset_t k = k0; k < k1; ++k) {
+                const ordinal_t c = staged ? sc.col(k) : col(e0 + k);
+                const Scalar a = staged ? sc.values(k) : values(e0 + k);
+                sum += a * (c < 0 ? sc.x(-1 - c) : wait_for_value<Scalar>(xb + c));
               }
               ScalarBits<Scalar> v;
-              v.value = (bi - sum) * di;
-              x_block(s) = v.value;
-              Kokkos::volatile_store(xb + i, v.bits);
+              v.value = sc.rhs(s) - sum;
+              sc.x(s) = v.value;
+              Kokkos::volatile_store(xb + sc.row(s), v.bits);
             });
             m.team_barrier();
           }

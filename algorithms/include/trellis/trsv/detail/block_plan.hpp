@@ -30,18 +30,20 @@ struct BlockPlan {
 
   int rows_per_block = 0;
   int num_blocks = 0;
-  int max_levels = 0;                // the most local levels of any block
-  long long total_levels = 0;        // local levels summed over the blocks
-  view<ordinal_t*> block_level;      // block t's local levels: [block_level(t), block_level(t + 1))
-  view<ordinal_t*> level_slot;       // level q's slots: [level_slot(q), level_slot(q + 1))
-  view<ordinal_t*> slot_row;         // the row at each slot
-  view<offset_t*> row_map;           // the strict triangle by slot
-  view<ordinal_t*> col;              // >= 0: a row of an earlier block; < 0: -1 - (its slot in this block)
-  view<Scalar*> values;              // copied from the factor by load_block_values
-  view<Scalar*> inv_diag;            // by slot, likewise
-  view<offset_t*> source;            // the factor position of each entry
-  view<int> ticket;                  // next block to hand out
-  view<Scalar*> work;                // copy of an input that aliases x (allocated on first need)
+  int max_levels = 0;            // the most local levels of any block
+  int staged_entries = 0;        // entries a block may keep in team scratch (BlockScratch)
+  int staged_blocks = 0;         // blocks whose entries fit there
+  long long total_levels = 0;    // local levels summed over the blocks
+  view<ordinal_t*> block_level;  // block t's local levels: [block_level(t), block_level(t + 1))
+  view<ordinal_t*> level_slot;   // level q's slots: [level_slot(q), level_slot(q + 1))
+  view<ordinal_t*> slot_row;     // the row at each slot
+  view<offset_t*> row_map;       // the strict triangle by slot
+  view<ordinal_t*> col;          // >= 0: a row of an earlier block; < 0: -1 - (its slot in this block)
+  view<Scalar*> values;          // from the factor, times the row's inverse diagonal (load_block_values)
+  view<Scalar*> inv_diag;        // by slot, likewise
+  view<offset_t*> source;        // the factor position of each entry
+  view<int> ticket;              // next block to hand out
+  view<Scalar*> work;            // copy of an input that aliases x (allocated on first need)
 };
 
 /// Rows per block when the options leave it to the backend: on GPUs one
@@ -60,13 +62,36 @@ int block_team_size(int rows_per_block) {
   return is_host_space<Exec>() ? 1 : std::min(256, rows_per_block);
 }
 
-/// Team scratch of one block: x of its rows and its level starts.
+/// What a team keeps of its block in team scratch: x of its rows, the
+/// right-hand side with the diagonal applied, the rows, the level starts
+/// (levels: the most of any block), the row offsets, and, when the block's entries fit (at most
+/// `entries` of them), its columns and values: the level loop then reads
+/// global memory only to wait on earlier blocks.
 template <class Exec, class Scalar>
-size_t block_scratch_bytes(int rows_per_block) {
-  using scratch = typename Exec::scratch_memory_space;
-  return Kokkos::View<Scalar*, scratch, Kokkos::MemoryUnmanaged>::shmem_size(rows_per_block) +
-         Kokkos::View<ordinal_t*, scratch, Kokkos::MemoryUnmanaged>::shmem_size(rows_per_block + 1);
-}
+struct BlockScratch {
+  using space = typename Exec::scratch_memory_space;
+  template <class T>
+  using view = Kokkos::View<T*, space, Kokkos::MemoryUnmanaged>;
+
+  view<Scalar> x, rhs, values;
+  view<ordinal_t> starts, row, col;
+  view<offset_t> row_ptr;
+
+  static size_t bytes(int rows, int levels, int entries) {
+    return 2 * view<Scalar>::shmem_size(rows) + view<Scalar>::shmem_size(entries) +
+           view<ordinal_t>::shmem_size(levels + 1) + view<ordinal_t>::shmem_size(rows) +
+           view<ordinal_t>::shmem_size(entries) + view<offset_t>::shmem_size(rows + 1);
+  }
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION BlockScratch(const Member& m, int rows, int levels, int entries)
+      : x(m.team_scratch(0), rows),
+        rhs(m.team_scratch(0), rows),
+        values(m.team_scratch(0), entries),
+        starts(m.team_scratch(0), levels + 1),
+        row(m.team_scratch(0), rows),
+        col(m.team_scratch(0), entries),
+        row_ptr(m.team_scratch(0), rows + 1) {}
+};
 
 template <class Scalar, class Device>
 BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_space& space,
@@ -81,12 +106,6 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
     throw InputError("block-syncfree: rows per block must be positive (0: the default), not " +
                      std::to_string(rows_per_block));
   const int R = rows_per_block > 0 ? rows_per_block : default_block_rows<exec>();
-  const size_t scratch = block_scratch_bytes<exec, Scalar>(R);
-  const size_t scratch_max = Kokkos::TeamPolicy<exec>::scratch_size_max(0);
-  if (scratch > scratch_max)
-    throw InputError("block-syncfree: " + std::to_string(R) + " rows per block need " + std::to_string(scratch) +
-                     " bytes of team scratch; this backend offers " + std::to_string(scratch_max) +
-                     " (choose fewer rows per block)");
   const ordinal_t n = f.n;
   const bool lower = f.triangle == Triangle::lower;
   BlockPlan<Scalar, Device> p;
@@ -126,6 +145,12 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
       },
       Kokkos::Max<int>(max_levels));
   p.max_levels = max_levels;
+  const size_t scratch = BlockScratch<exec, Scalar>::bytes(R, max_levels, 0);
+  const size_t scratch_max = Kokkos::TeamPolicy<exec>::scratch_size_max(0);
+  if (scratch > scratch_max)
+    throw InputError("block-syncfree: " + std::to_string(R) + " rows per block in up to " + std::to_string(max_levels) +
+                     " levels need " + std::to_string(scratch) + " bytes of team scratch; this backend offers " +
+                     std::to_string(scratch_max) + " (choose fewer rows per block)");
   Kokkos::parallel_scan(
       "trellis::trsv::block_level_scan", policy(space, 0, B + 1), KOKKOS_LAMBDA(int t, ordinal_t& sum, bool final) {
         sum += block_level(t);
@@ -166,7 +191,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   // The triangle by slot; a column inside the block becomes its slot there.
   const auto row_map = p.row_map;
   Kokkos::parallel_scan(
-      "trellis::trsv::block_row_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t slot, offset_t& sum, bool final) {
+      "trellis::trsv::block_row_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t slot, offset_t & sum, bool final) {
         const ordinal_t i = slot_row(slot);
         sum += rows.row_map(i + 1) - rows.row_map(i);
         if (final) row_map(slot + 1) = sum;
@@ -188,10 +213,35 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
           source(e) = k;
         }
       });
+
+  // Entries in scratch: as many as the team scratch left over holds, and no
+  // more than the largest block needs.
+  int most_entries = 0, fitting = 0;
+  const size_t budget = (scratch_max - scratch) / (sizeof(Scalar) + sizeof(ordinal_t)) / 8 * 7;  // room for padding
+  Kokkos::parallel_reduce(
+      "trellis::trsv::block_entries", policy(space, 0, B),
+      KOKKOS_LAMBDA(int t, int& most) {
+        const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
+        const int e = int(row_map(s1) - row_map(s0));
+        if (e > most) most = e;
+      },
+      Kokkos::Max<int>(most_entries));
+  p.staged_entries = int(std::min(size_t(most_entries), budget));
+  const int cap = p.staged_entries;
+  Kokkos::parallel_reduce(
+      "trellis::trsv::block_staged", policy(space, 0, B),
+      KOKKOS_LAMBDA(int t, int& count) {
+        const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
+        count += row_map(s1) - row_map(s0) <= cap;
+      },
+      fitting);
+  p.staged_blocks = fitting;
   return p;
 }
 
-/// Numeric phase: the factor's values and inverse diagonal in slot order.
+/// Numeric phase: the factor's values in slot order, each row scaled by its
+/// inverse diagonal (the solve computes x_i = d_i b_i - sum_j d_i l_ij x_j),
+/// and the inverse diagonal by slot.
 template <class Scalar, class Device>
 void load_block_values(const typename Device::execution_space& space, BlockPlan<Scalar, Device>& p,
                        const TriangularFactor<Scalar, Device>& f) {
@@ -200,12 +250,13 @@ void load_block_values(const typename Device::execution_space& space, BlockPlan<
   const auto source = p.source;
   const auto slot_row = p.slot_row;
   const auto f_values = f.rows.values, f_inv_diag = f.inv_diag;
+  const auto row_map = p.row_map;
   Kokkos::parallel_for(
-      "trellis::trsv::block_gather_values", policy(space, 0, offset_t(values.extent(0))),
-      KOKKOS_LAMBDA(offset_t e) { values(e) = f_values(source(e)); });
-  Kokkos::parallel_for(
-      "trellis::trsv::block_gather_diag", policy(space, 0, f.n),
-      KOKKOS_LAMBDA(ordinal_t slot) { inv_diag(slot) = f_inv_diag(slot_row(slot)); });
+      "trellis::trsv::block_gather_values", policy(space, 0, f.n), KOKKOS_LAMBDA(ordinal_t slot) {
+        const Scalar d = f_inv_diag(slot_row(slot));
+        inv_diag(slot) = d;
+        for (offset_t e = row_map(slot); e < row_map(slot + 1); ++e) values(e) = d * f_values(source(e));
+      });
 }
 
 }  // namespace trellis::detail
