@@ -1,9 +1,10 @@
 #pragma once
 // block-syncfree: one team per block of consecutive rows (BlockPlan), taken
-// by ticket in solve order. Inside a block the team runs its local levels,
-// a team barrier between them, reading the block's own x from team scratch;
-// a dependency on an earlier block is waited for in global memory, where x
-// is its own ready flag (the sentinel of value_flag_kernels.hpp).
+// by ticket in solve order. Inside a block the team runs the levels its rows
+// belong to, a team barrier between them, reading the block's own x from
+// team scratch; a dependency on an earlier block is waited for in global
+// memory, where x is its own ready flag (the sentinel of
+// value_flag_kernels.hpp).
 //
 // A dependency chain inside a block costs a barrier and a scratch read per
 // step instead of a global hand-off (about 2 us on an H100: seed 002's

@@ -1,10 +1,10 @@
 #pragma once
 // Analysis plan of block-syncfree: the rows cut into blocks of R
 // consecutive rows in solve order (ascending for a lower triangle,
-// descending for an upper one), each block's rows sorted by their levels
-// inside the block ("local levels": only dependencies within the block
-// count), and a copy of the strict triangle in that order in which a
-// dependency inside the block is already its position in the block.
+// descending for an upper one), each block's rows sorted by level (a block
+// runs one step per level it holds), and a copy of the strict triangle in
+// that order in which a dependency inside the block is already its position
+// in the block.
 //
 // Solve order keeps the locality of the application's numbering: on a grid
 // or a mesh numbered along it, most of a row's dependencies fall in its own
@@ -12,10 +12,12 @@
 // boundaries cost a global hand-off.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 
 namespace trellis::detail {
@@ -30,12 +32,12 @@ struct BlockPlan {
 
   int rows_per_block = 0;
   int num_blocks = 0;
-  int max_levels = 0;            // the most local levels of any block
+  int max_levels = 0;            // the most levels (steps) any block holds
   int staged_entries = 0;        // entries a block may keep in team scratch (BlockScratch)
   int staged_blocks = 0;         // blocks whose entries fit there
-  long long total_levels = 0;    // local levels summed over the blocks
-  view<ordinal_t*> block_level;  // block t's local levels: [block_level(t), block_level(t + 1))
-  view<ordinal_t*> level_slot;   // level q's slots: [level_slot(q), level_slot(q + 1))
+  long long total_levels = 0;    // steps summed over the blocks
+  view<ordinal_t*> block_level;  // block t's steps: [block_level(t), block_level(t + 1))
+  view<ordinal_t*> level_slot;   // step q's slots: [level_slot(q), level_slot(q + 1))
   view<ordinal_t*> slot_row;     // the row at each slot
   view<offset_t*> row_map;       // the strict triangle by slot
   view<ordinal_t*> col;          // >= 0: a row of an earlier block; < 0: -1 - (its slot in this block)
@@ -93,9 +95,33 @@ struct BlockScratch {
         row_ptr(m.team_scratch(0), rows + 1) {}
 };
 
+/// Sorts a[0..len) ascending in place (heap sort: no recursion, no extra
+/// memory, one thread).
+KOKKOS_INLINE_FUNCTION void heap_sort(std::uint64_t* a, ordinal_t len) {
+  const auto sift_down = [a](ordinal_t root, ordinal_t end) {
+    while (2 * root + 1 < end) {
+      ordinal_t child = 2 * root + 1;
+      if (child + 1 < end && a[child] < a[child + 1]) ++child;
+      if (!(a[root] < a[child])) return;
+      const std::uint64_t v = a[root];
+      a[root] = a[child];
+      a[child] = v;
+      root = child;
+    }
+  };
+  for (ordinal_t start = len / 2 - 1; start >= 0; --start) sift_down(start, len);
+  for (ordinal_t end = len - 1; end > 0; --end) {
+    const std::uint64_t v = a[0];
+    a[0] = a[end];
+    a[end] = v;
+    sift_down(0, end);
+  }
+}
+
 template <class Scalar, class Device>
 BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_space& space,
-                                           const TriangularFactor<Scalar, Device>& f, int rows_per_block) {
+                                           const TriangularFactor<Scalar, Device>& f, const LevelSets<Device>& levels,
+                                           int rows_per_block) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::RangePolicy<exec>;
   using ordinals = Kokkos::View<ordinal_t*, Device>;
@@ -119,29 +145,30 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   p.inv_diag = Kokkos::View<Scalar*, Device>(uninit("trellis::trsv::block_inv_diag"), n);
   if (n == 0) return p;
 
-  // Position s in solve order is row s (lower) or n - 1 - s (upper); the
-  // strict triangle only points to earlier positions.
+  // Position s in solve order is row s (lower) or n - 1 - s (upper). Each
+  // block's positions are sorted by (level, position): rows of one level
+  // never depend on each other, so a block takes one step per level it
+  // holds, and every block follows the global wavefront (levels local to a
+  // block would let a block's first step wait on another block's last).
   const auto rows = f.rows;
+  const auto row_level = levels.row_level;
   const auto block_level = p.block_level;
-  ordinals local_level(uninit("trellis::trsv::local_level"), n);
+  Kokkos::View<std::uint64_t*, Device> keys(uninit("trellis::trsv::block_keys"), n);
+  Kokkos::parallel_for(
+      "trellis::trsv::block_keys", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t s) {
+        const ordinal_t i = lower ? s : n - 1 - s;
+        keys(s) = (std::uint64_t(row_level(i)) << 32) | std::uint64_t(s % R);
+      });
   int max_levels = 0;
   Kokkos::parallel_reduce(
-      "trellis::trsv::block_levels", policy(space, 0, B),
+      "trellis::trsv::block_sort", policy(space, 0, B),
       KOKKOS_LAMBDA(int t, int& most) {
         const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
-        ordinal_t levels = 0;
-        for (ordinal_t s = s0; s < s1; ++s) {
-          const ordinal_t i = lower ? s : n - 1 - s;
-          ordinal_t l = 0;
-          for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k) {
-            const ordinal_t sj = lower ? rows.col_ind(k) : n - 1 - rows.col_ind(k);
-            if (sj >= s0 && local_level(sj) >= l) l = local_level(sj) + 1;
-          }
-          local_level(s) = l;
-          if (l >= levels) levels = l + 1;
-        }
-        block_level(t + 1) = levels;
-        if (levels > most) most = levels;
+        heap_sort(&keys(s0), s1 - s0);
+        int steps = 0;
+        for (ordinal_t s = s0; s < s1; ++s) steps += s == s0 || (keys(s) >> 32) != (keys(s - 1) >> 32);
+        block_level(t + 1) = steps;
+        if (steps > most) most = steps;
       },
       Kokkos::Max<int>(max_levels));
   p.max_levels = max_levels;
@@ -162,30 +189,20 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   p.total_levels = Q;
   p.level_slot = ordinals(uninit("trellis::trsv::level_slot"), size_t(Q) + 1);
 
-  // Per block, a counting sort of its positions by local level (ascending
-  // position inside a level: deterministic).
   const auto level_slot = p.level_slot;
   const auto slot_row = p.slot_row;
-  ordinals cursor(uninit("trellis::trsv::level_cursor"), Q);
   ordinals slot_of(uninit("trellis::trsv::slot_of"), n);  // by position
   Kokkos::parallel_for(
-      "trellis::trsv::block_sort", policy(space, 0, B), KOKKOS_LAMBDA(int t) {
+      "trellis::trsv::block_slots", policy(space, 0, B), KOKKOS_LAMBDA(int t) {
         const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
-        const ordinal_t q0 = block_level(t), q1 = block_level(t + 1);
-        for (ordinal_t q = q0; q < q1; ++q) cursor(q) = 0;
-        for (ordinal_t s = s0; s < s1; ++s) ++cursor(q0 + local_level(s));
-        ordinal_t start = s0;
-        for (ordinal_t q = q0; q < q1; ++q) {
-          const ordinal_t c = cursor(q);
-          level_slot(q) = cursor(q) = start;
-          start += c;
-        }
-        for (ordinal_t s = s0; s < s1; ++s) {
-          const ordinal_t slot = cursor(q0 + local_level(s))++;
+        ordinal_t q = block_level(t) - 1;
+        for (ordinal_t slot = s0; slot < s1; ++slot) {
+          if (slot == s0 || (keys(slot) >> 32) != (keys(slot - 1) >> 32)) level_slot(++q) = slot;
+          const ordinal_t s = s0 + ordinal_t(keys(slot) & 0xFFFFFFFFu);
           slot_row(slot) = lower ? s : n - 1 - s;
           slot_of(s) = slot;
         }
-        if (t == B - 1) level_slot(q1) = n;
+        if (t == B - 1) level_slot(q + 1) = n;
       });
 
   // The triangle by slot; a column inside the block becomes its slot there.

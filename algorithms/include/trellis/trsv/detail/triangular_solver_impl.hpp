@@ -79,7 +79,7 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
     case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
     case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
     case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
-    case TrsvFamily::block: s.block = build_block_plan(space, s.factor, block_rows); break;
+    case TrsvFamily::block: s.block = build_block_plan(space, s.factor, s.levels, block_rows); break;
   }
   return s;
 }
