@@ -194,6 +194,27 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
   EXPECT_GE(solver.analysis_seconds(), 0.0);
 }
 
+// The rule of choose_algorithm: level-set CSR on host backends; on GPUs
+// block-syncfree for a grid numbered along its lines (few entries outside a
+// row's block), elmr-value for rows reaching into many other blocks.
+TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
+  using Exec = typename TypeParam::execution_space;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto grid = to_device<TypeParam>(gallery::laplace2d_5pt(64, 64));
+  const auto scattered =
+      to_device<TypeParam>(gallery::random_lower_triangular(3000, gallery::TriangularShape::dense_rows, seed));
+  TriangularSolver<double, TypeParam> on_grid(grid, TrsvOptions{});
+  TriangularSolver<double, TypeParam> on_scattered(scattered, TrsvOptions{});
+  if (detail::is_host_space<Exec>()) {
+    EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::levelset_csr);
+    EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::levelset_csr);
+  } else {
+    EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();
+    EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::elmr_value) << on_scattered.choice_reason();
+  }
+}
+
 TYPED_TEST(TrsvOnBackend, NumericUpdateAndAliasedVectors) {
   using Device = TypeParam;
   const auto seed = test::fresh_seed();

@@ -48,13 +48,40 @@ struct BlockPlan {
   view<Scalar*> work;            // copy of an input that aliases x (allocated on first need)
 };
 
-/// Rows per block when the options leave it to the backend: on GPUs one
-/// block per team of 256 threads with room to run ahead on its levels; on
-/// host backends a team is one thread, and the block is what it solves
-/// without waiting on other threads.
-template <class Exec>
-int default_block_rows() {
-  return is_host_space<Exec>() ? 1024 : 512;
+/// Rows per block when the options leave it open. On GPUs about one level's
+/// rows, 128 to 512: on a grid-like numbering a block then holds a few
+/// consecutive levels' worth of neighbours (H200 sweep in RESULTS.md: 512
+/// fastest on the wide 2D grids, 128 on thin ones and on the unstructured
+/// matrices). On host backends a team is one thread, and the block is what
+/// it solves without waiting on other threads.
+template <class Exec, class Device>
+int default_block_rows(const LevelSets<Device>& levels) {
+  if (is_host_space<Exec>()) return 1024;
+  int rows = 128;
+  while (rows < 512 && 2 * rows <= levels.avg_parallelism()) rows *= 2;
+  return rows;
+}
+
+/// Entries per row whose column lies outside the row's block of R rows in
+/// solve order: each is a global read on block-syncfree's critical path
+/// (the others are read from team scratch). `automatic` weighs it.
+template <class Scalar, class Device>
+double outside_block_entries_per_row(const typename Device::execution_space& space,
+                                     const TriangularFactor<Scalar, Device>& f, int R) {
+  if (f.n == 0) return 0;
+  const auto rows = f.rows;
+  const ordinal_t n = f.n;
+  const bool lower = f.triangle == Triangle::lower;
+  offset_t outside = 0;
+  Kokkos::parallel_reduce(
+      "trellis::trsv::outside_block_entries", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      KOKKOS_LAMBDA(ordinal_t i, offset_t & count) {
+        const ordinal_t block = (lower ? i : n - 1 - i) / R;
+        for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k)
+          count += (lower ? rows.col_ind(k) : n - 1 - rows.col_ind(k)) / R != block;
+      },
+      outside);
+  return double(outside) / n;
 }
 
 /// Threads of a block-syncfree team: on GPUs up to 256 (the rows of one
@@ -131,7 +158,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   if (rows_per_block < 0)
     throw InputError("block-syncfree: rows per block must be positive (0: the default), not " +
                      std::to_string(rows_per_block));
-  const int R = rows_per_block > 0 ? rows_per_block : default_block_rows<exec>();
+  const int R = rows_per_block > 0 ? rows_per_block : default_block_rows<exec>(levels);
   const ordinal_t n = f.n;
   const bool lower = f.triangle == Triangle::lower;
   BlockPlan<Scalar, Device> p;

@@ -18,6 +18,10 @@ namespace trellis {
 
 namespace detail {
 
+/// `automatic`'s limit on block-syncfree's entries per row outside the
+/// row's block (choose_algorithm).
+inline constexpr double max_outside_block_entries = 4.0;
+
 enum class TrsvFamily { levelset, element, tile, block };
 
 inline TrsvFamily family_of(TrsvAlgorithm a) {
@@ -41,19 +45,33 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them); on GPUs elmr-value, the fastest Trellis algorithm
-/// on every problem of the H100 suites, the tiled ones included
-/// (perf_tests/RESULTS.md: on the 19 problems of the tiled family's runs
-/// the faster tiled algorithm took 3.2x to 11x elmr-value's time). The
-/// tiled family is chosen by name until a measured rule says where it wins.
-template <class Exec, class Levels>
-TrsvAlgorithm choose_algorithm(const Levels& levels, std::string& reason) {
-  char buf[160];
-  const bool host = is_host_space<Exec>();
-  std::snprintf(buf, sizeof buf, "auto: %s backend, %d levels, %.1f rows/level on average", host ? "host" : "GPU",
-                levels.num_levels, levels.avg_parallelism());
+/// spinning wastes them). On GPUs block-syncfree, unless its rows read many
+/// entries from other blocks, then elmr-value: on the H200 (RESULTS.md,
+/// issue 17) block-syncfree was fastest on the grids and on the matrices
+/// with thin levels, and slower than elmr-value where rows reach into other
+/// blocks for many entries (3D FEM numberings). The tiled family is chosen
+/// by name only: it was slower than elmr-value on every problem measured.
+template <class Scalar, class Device>
+TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
+                               const LevelSets<Device>& levels, int block_rows, std::string& reason) {
+  using exec = typename Device::execution_space;
+  char buf[240];
+  if (is_host_space<exec>()) {
+    std::snprintf(buf, sizeof buf, "auto: host backend, %d levels, %.1f rows/level on average: levelset-csr",
+                  levels.num_levels, levels.avg_parallelism());
+    reason = buf;
+    return TrsvAlgorithm::levelset_csr;
+  }
+  const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
+  const double outside = outside_block_entries_per_row(space, f, R);
+  const bool blocks = outside <= max_outside_block_entries;
+  std::snprintf(buf, sizeof buf,
+                "auto: GPU backend, %d levels, %.1f rows/level on average, %.2f entries per row outside blocks of "
+                "%d rows (block-syncfree up to %.1f): %s",
+                levels.num_levels, levels.avg_parallelism(), outside, R, max_outside_block_entries,
+                blocks ? "block-syncfree" : "elmr-value");
   reason = buf;
-  return host ? TrsvAlgorithm::levelset_csr : TrsvAlgorithm::elmr_value;
+  return blocks ? TrsvAlgorithm::block_syncfree : TrsvAlgorithm::elmr_value;
 }
 
 /// Symbolic phase for `requested` (automatic: chosen from the levels, the
@@ -65,12 +83,11 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
                                    Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
                                    std::string& reason, const TileOptions& tile_options = TileOptions(),
                                    int block_rows = 0) {
-  using exec = typename Device::execution_space;
   SolvePlans<Scalar, Device> s;
   s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
   s.levels = factor_levels(space, s.factor);
   if (requested == TrsvAlgorithm::automatic) {
-    s.algorithm = choose_algorithm<exec>(s.levels, reason);
+    s.algorithm = choose_algorithm(space, s.factor, s.levels, block_rows, reason);
   } else {
     s.algorithm = requested;
     reason = std::string("requested ") + to_string(requested);
