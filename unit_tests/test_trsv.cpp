@@ -195,13 +195,14 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
 }
 
 // The rule of choose_algorithm: level-set CSR on host backends; on GPUs
-// block-syncfree for a grid numbered along its lines (few entries outside a
-// row's block), elmr-value for rows reaching into many other blocks.
+// block-syncfree for a grid numbered along its lines (many levels, short
+// rows, half the entries inside a row's block), elmr-value for long rows
+// reaching into many other blocks.
 TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
   using Exec = typename TypeParam::execution_space;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const auto grid = to_device<TypeParam>(gallery::laplace2d_5pt(64, 64));
+  const auto grid = to_device<TypeParam>(gallery::laplace2d_5pt(128, 128));
   const auto scattered =
       to_device<TypeParam>(gallery::random_lower_triangular(3000, gallery::TriangularShape::dense_rows, seed));
   TriangularSolver<double, TypeParam> on_grid(grid, TrsvOptions{});

@@ -89,37 +89,12 @@ void block_syncfree_solve(const typename Device::execution_space& space, const T
           m.team_barrier();
           for (ordinal_t l = 0; l < levels; ++l) {
             Kokkos::parallel_for(Kokkos::TeamThreadRange(m, sc.starts(l), sc.starts(l + 1)), [&](ordinal_t s) {
-              const offset_t k0 = sc.row_ptr(s), k1 = sc.row_ptr(s + 1);
-              const auto column = [&](offset_t k) { return staged ? sc.col(k) : col(e0 + k); };
-              const auto value = [&](offset_t k) { return staged ? sc.values(k) : values(e0 + k); };
-              // First every x(j) is read without waiting, eight loads in
-              // flight at a time (earlier blocks are usually done); only if
-              // one was unpublished is the row summed again, waiting on each:
-              // the same values in the same order, so the same bits.
               Scalar sum = 0;
-              bool unpublished = false;
-              constexpr int in_flight = 8;
-              for (offset_t k = k0; k < k1; k += in_flight) {
-                Scalar xj[in_flight];
-                for (int u = 0; u < in_flight; ++u) {
-                  const ordinal_t c = k + u < k1 ? column(k + u) : -1;
-                  ScalarBits<Scalar> w;
-                  if (c < 0) {
-                    w.value = k + u < k1 ? sc.x(-1 - c) : Scalar(0);
-                  } else {
-                    w.bits = Kokkos::volatile_load(xb + c);
-                    unpublished |= w.bits == Unpublished<Scalar>::bits;
-                  }
-                  xj[u] = w.value;
-                }
-                for (int u = 0; u < in_flight && k + u < k1; ++u) sum += value(k + u) * xj[u];
-              }
-              if (unpublished) {
-                sum = 0;
-                for (offset_t k = k0; k < k1; ++k) {
-                  const ordinal_t c = column(k);
-                  sum += value(k) * (c < 0 ? sc.x(-1 - c) : wait_for_value<Scalar>(xb + c));
-                }
+              const offset_t k0 = sc.row_ptr(s), k1 = sc.row_ptr(s + 1);
+              for (offset_t k = k0; k < k1; ++k) {
+                const ordinal_t c = staged ? sc.col(k) : col(e0 + k);
+                const Scalar a = staged ? sc.values(k) : values(e0 + k);
+                sum += a * (c < 0 ? sc.x(-1 - c) : wait_for_value<Scalar>(xb + c));
               }
               ScalarBits<Scalar> v;
               v.value = sc.rhs(s) - sum;

@@ -62,26 +62,26 @@ int default_block_rows(const LevelSets<Device>& levels) {
   return rows;
 }
 
-/// Entries per row whose column lies outside the row's block of R rows in
-/// solve order: each is a global read on block-syncfree's critical path
-/// (the others are read from team scratch). `automatic` weighs it.
+/// The fraction of the strict triangle's entries whose column lies in the
+/// row's own block of R rows in solve order: block-syncfree reads those from
+/// team scratch, the others from global memory. `automatic` weighs it.
 template <class Scalar, class Device>
-double outside_block_entries_per_row(const typename Device::execution_space& space,
-                                     const TriangularFactor<Scalar, Device>& f, int R) {
-  if (f.n == 0) return 0;
+double inside_block_fraction(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
+                             int R) {
+  if (f.nnz_strict == 0) return 1;
   const auto rows = f.rows;
   const ordinal_t n = f.n;
   const bool lower = f.triangle == Triangle::lower;
-  offset_t outside = 0;
+  offset_t inside = 0;
   Kokkos::parallel_reduce(
-      "trellis::trsv::outside_block_entries", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::trsv::inside_block_entries", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i, offset_t & count) {
         const ordinal_t block = (lower ? i : n - 1 - i) / R;
         for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k)
-          count += (lower ? rows.col_ind(k) : n - 1 - rows.col_ind(k)) / R != block;
+          count += (lower ? rows.col_ind(k) : n - 1 - rows.col_ind(k)) / R == block;
       },
-      outside);
-  return double(outside) / n;
+      inside);
+  return double(inside) / double(f.nnz_strict);
 }
 
 /// Threads of a block-syncfree team: on GPUs up to 256 (the rows of one

@@ -18,9 +18,13 @@ namespace trellis {
 
 namespace detail {
 
-/// `automatic`'s limit on block-syncfree's entries per row outside the
-/// row's block (choose_algorithm).
-inline constexpr double max_outside_block_entries = 4.0;
+/// `automatic`'s conditions for block-syncfree on GPUs (choose_algorithm).
+struct BlockRule {
+  static constexpr int min_levels = 150;                  // enough steps for blocks to pipeline
+  static constexpr double max_entries_per_row = 4.0;      // strict triangle: one thread sums a row
+  static constexpr double min_inside_fraction = 1.0 / 3;  // entries read from team scratch,
+  static constexpr int chain_levels = 1000;               // unless the levels are this many
+};
 
 enum class TrsvFamily { levelset, element, tile, block };
 
@@ -45,17 +49,17 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them). On GPUs block-syncfree, unless its rows read many
-/// entries from other blocks, then elmr-value: on the H200 (RESULTS.md,
-/// issue 17) block-syncfree was fastest on the grids and on the matrices
-/// with thin levels, and slower than elmr-value where rows reach into other
-/// blocks for many entries (3D FEM numberings). The tiled family is chosen
-/// by name only: it was slower than elmr-value on every problem measured.
+/// spinning wastes them). On GPUs block-syncfree where its blocks pay off:
+/// many levels, short rows (one thread sums a row), and a numbering that
+/// keeps a third of the entries inside their row's block or else very many
+/// levels (the chain then dominates); elsewhere elmr-value. The conditions separate the 20 problems of the H200 sweep
+/// in RESULTS.md (issue 17), from which they were read; the tiled family is
+/// chosen by name only (slower than elmr-value on every problem measured).
 template <class Scalar, class Device>
 TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
                                const LevelSets<Device>& levels, int block_rows, std::string& reason) {
   using exec = typename Device::execution_space;
-  char buf[240];
+  char buf[320];
   if (is_host_space<exec>()) {
     std::snprintf(buf, sizeof buf, "auto: host backend, %d levels, %.1f rows/level on average: levelset-csr",
                   levels.num_levels, levels.avg_parallelism());
@@ -63,12 +67,15 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
     return TrsvAlgorithm::levelset_csr;
   }
   const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
-  const double outside = outside_block_entries_per_row(space, f, R);
-  const bool blocks = outside <= max_outside_block_entries;
+  const double per_row = f.n ? double(f.nnz_strict) / f.n : 0;
+  const double inside = inside_block_fraction(space, f, R);
+  const bool blocks = levels.num_levels >= BlockRule::min_levels && per_row <= BlockRule::max_entries_per_row &&
+                      (inside >= BlockRule::min_inside_fraction || levels.num_levels >= BlockRule::chain_levels);
   std::snprintf(buf, sizeof buf,
-                "auto: GPU backend, %d levels, %.1f rows/level on average, %.2f entries per row outside blocks of "
-                "%d rows (block-syncfree up to %.1f): %s",
-                levels.num_levels, levels.avg_parallelism(), outside, R, max_outside_block_entries,
+                "auto: GPU backend, %d levels (block-syncfree from %d), %.1f rows/level, %.2f entries per row (up to "
+                "%.1f), %.2f of them inside blocks of %d rows (from %.2f, or any from %d levels): %s",
+                levels.num_levels, BlockRule::min_levels, levels.avg_parallelism(), per_row,
+                BlockRule::max_entries_per_row, inside, R, BlockRule::min_inside_fraction, BlockRule::chain_levels,
                 blocks ? "block-syncfree" : "elmr-value");
   reason = buf;
   return blocks ? TrsvAlgorithm::block_syncfree : TrsvAlgorithm::elmr_value;
