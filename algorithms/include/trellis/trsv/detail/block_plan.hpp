@@ -93,9 +93,9 @@ int block_team_size(int rows_per_block) {
 
 /// What a team keeps of its block in team scratch: x of its rows, the
 /// right-hand side with the diagonal applied, the rows, the level starts
-/// (levels: the most of any block), the row offsets, and, when the block's entries fit (at most
-/// `entries` of them), its columns and values: the level loop then reads
-/// global memory only to wait on earlier blocks.
+/// (levels: the most of any block), the row offsets and, when the block's
+/// entries fit (at most `entries` of them), its columns and values: the
+/// level loop then reads global memory only to wait on earlier blocks.
 template <class Exec, class Scalar>
 struct BlockScratch {
   using space = typename Exec::scratch_memory_space;
