@@ -13,7 +13,7 @@ enum class TrsvAlgorithm {
   syncfree_naive,  // GSF: CSC counters, unknown i on warp i, whole warp spinning (baseline)
   tile_levelset,   // TileSpTRSV level-set (seed 004): 16x16 tiles, a launch per tile level
   tile_syncfree,   // TileSpTRSV sync-free (seed 004): a warp per tile column, tile counters
-  block_syncfree,  // blocks of consecutive rows: local levels in team scratch, sync-free between blocks
+  block_syncfree,  // blocks of consecutive rows: level steps in team scratch, sync-free between blocks
   automatic,       // chosen from the analysis; the solver reports which
 };
 

@@ -34,8 +34,6 @@ struct BlockPlan {
   int num_blocks = 0;
   int max_levels = 0;            // the most levels (steps) any block holds
   int staged_entries = 0;        // entries a block may keep in team scratch (BlockScratch)
-  int staged_blocks = 0;         // blocks whose entries fit there
-  long long total_levels = 0;    // steps summed over the blocks
   view<ordinal_t*> block_level;  // block t's steps: [block_level(t), block_level(t + 1))
   view<ordinal_t*> level_slot;   // step q's slots: [level_slot(q), level_slot(q + 1))
   view<ordinal_t*> slot_row;     // the row at each slot
@@ -213,7 +211,6 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   ordinal_t Q = 0;
   Kokkos::deep_copy(space, Q, Kokkos::subview(block_level, B));
   space.fence();  // Q sizes what follows
-  p.total_levels = Q;
   p.level_slot = ordinals(uninit("trellis::trsv::level_slot"), size_t(Q) + 1);
 
   const auto level_slot = p.level_slot;
@@ -260,7 +257,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
 
   // Entries in scratch: as many as the team scratch left over holds, and no
   // more than the largest block needs.
-  int most_entries = 0, fitting = 0;
+  int most_entries = 0;
   const size_t budget = (scratch_max - scratch) / (sizeof(Scalar) + sizeof(ordinal_t)) / 8 * 7;  // room for padding
   Kokkos::parallel_reduce(
       "trellis::trsv::block_entries", policy(space, 0, B),
@@ -271,15 +268,6 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
       },
       Kokkos::Max<int>(most_entries));
   p.staged_entries = int(std::min(size_t(most_entries), budget));
-  const int cap = p.staged_entries;
-  Kokkos::parallel_reduce(
-      "trellis::trsv::block_staged", policy(space, 0, B),
-      KOKKOS_LAMBDA(int t, int& count) {
-        const ordinal_t s0 = ordinal_t(t) * R, s1 = s0 + R < n ? s0 + R : n;
-        count += row_map(s1) - row_map(s0) <= cap;
-      },
-      fitting);
-  p.staged_blocks = fitting;
   return p;
 }
 

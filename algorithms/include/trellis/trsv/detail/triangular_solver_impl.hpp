@@ -52,9 +52,10 @@ inline bool needs_csc(TrsvAlgorithm a) {
 /// spinning wastes them). On GPUs block-syncfree where its blocks pay off:
 /// many levels, short rows (one thread sums a row), and a numbering that
 /// keeps a third of the entries inside their row's block or else very many
-/// levels (the chain then dominates); elsewhere elmr-value. The conditions separate the 20 problems of the H200 sweep
-/// in RESULTS.md (issue 17), from which they were read; the tiled family is
-/// chosen by name only (slower than elmr-value on every problem measured).
+/// levels (the chain then dominates); elsewhere elmr-value. The conditions
+/// separate the 20 problems of the H200 sweep in RESULTS.md (issue 17), from
+/// which they were read; the tiled family is chosen by name only (slower
+/// than elmr-value on every problem measured).
 template <class Scalar, class Device>
 TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
                                const LevelSets<Device>& levels, int block_rows, std::string& reason) {
