@@ -151,14 +151,17 @@ TYPED_TEST(StructIluTest, OddGridsMatchTheReference) {
 }
 
 TYPED_TEST(StructIluTest, LargerGridsWithSmallTilesMatchTheReference) {
-  // many tiles in flight: the block-to-block waits are exercised
-  StructIluOptions o;
-  o.tile = {4, 2};
-  for (StencilShape shape : {StencilShape::star7, StencilShape::box27}) {
-    const Stencil st(shape);
-    expect_matches_reference<TypeParam>(gallery::stencil_problem(st, {24, 20, 18}, 1, gallery::StencilPde::dominant, 5),
-                                        o, st.name() + " tiles 4x2");
-  }
+  // many tiles in flight: the block-to-block waits are exercised; 32x8
+  // tiles have more lines than a GPU team (two lines per thread)
+  for (structured::TileShape tile : {structured::TileShape{4, 2}, structured::TileShape{32, 8}})
+    for (StencilShape shape : {StencilShape::star7, StencilShape::box27}) {
+      const Stencil st(shape);
+      StructIluOptions o;
+      o.tile = tile;
+      expect_matches_reference<TypeParam>(
+          gallery::stencil_problem(st, {24, 20, 18}, 1, gallery::StencilPde::dominant, 5), o,
+          st.name() + " tiles " + std::to_string(tile.x) + "x" + std::to_string(tile.y));
+    }
 }
 
 TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {

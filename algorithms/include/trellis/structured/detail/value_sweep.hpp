@@ -45,14 +45,23 @@ void unpublish(const typename Device::execution_space& space, Kokkos::View<Scala
 /// entries' neighbour values as they stand (possibly still unpublished).
 template <int B, class Scalar>
 struct ValueSweepState {
-  static constexpr int max_entries = 16;                                // positions kept
-  static constexpr int blocks = 16 / (B * B) < 13 ? 16 / (B * B) : 13;  // blocks kept
-  static constexpr int early = 16 / B < 13 ? 16 / B : 13;               // neighbour values kept
+  // Kept small: every register here costs resident tiles (see team_limit).
+  static constexpr int max_entries = 8;                             // positions kept
+  static constexpr int blocks = 8 / (B * B) < 8 ? 8 / (B * B) : 8;  // blocks kept
+  static constexpr int early = 8 / B;                               // neighbour values kept
   Scalar rhs[B];
   int q[max_entries];  // layout positions (< points, which fit an int); -1 outside the grid
-  Scalar block[blocks > 0 ? blocks * B * B : 1];
+  Scalar block[blocks > 0 ? blocks* B* B : 1];
   Scalar x[early * B];
 };
+
+/// A team's threads on GPUs, and the launch bound that keeps at least five
+/// teams of it per SM (at most 102 registers a thread on an H100). Every
+/// tile of a sweep must be resident for its waits to overlap: at 216
+/// registers (two teams per SM) the 585 tiles of a 257^3 star7 grid ran in
+/// 2.2 waves. A tile of more lines than this runs several lines per thread.
+constexpr int team_limit = 128;
+using SweepLaunchBounds = Kokkos::LaunchBounds<team_limit, 5>;
 
 /// out = L^{-1} in (unit lower, forward sweep) or out = U^{-1} in (backward
 /// sweep, the centre entry holding U's inverse diagonal blocks), layout
@@ -65,7 +74,7 @@ void value_sweep(const typename Device::execution_space& space, WavefrontLayout<
                  const FactorStorage<Scalar, Device>& F, Kokkos::View<const Scalar*, Device> in,
                  Kokkos::View<Scalar*, Device> out, Kokkos::View<Scalar*, Device> consumed, bool lower) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = Kokkos::TeamPolicy<exec, SweepLaunchBounds>;
   using member_type = typename policy::member_type;
   using State = ValueSweepState<B, Scalar>;
   using Bits = SweepBits<Scalar>;
@@ -92,7 +101,7 @@ void value_sweep(const typename Device::execution_space& space, WavefrontLayout<
   const Scalar sentinel = sentinel_value.value;
   constexpr Bits quiet_bit = Bits(1) << (std::numeric_limits<Scalar>::digits - 2);
   const int lines = ts.x * ts.y;
-  const int team = trellis::detail::is_host_space<exec>() ? 1 : lines;
+  const int team = trellis::detail::is_host_space<exec>() ? 1 : (lines < team_limit ? lines : team_limit);
   const int D = (lower ? F.lower_level_reach : F.upper_level_reach) + 1;
   const size_t ring_size = size_t(D) * lines * B;
   const bool use_ring = Ring::shmem_size(ring_size) <= size_t(policy::scratch_size_max(0));
@@ -149,8 +158,7 @@ void value_sweep(const typename Device::execution_space& space, WavefrontLayout<
     for (int c = 0; c < B; ++c) {
       trellis::detail::ScalarBits<Scalar> v;
       if (early) v.value = early[c];
-      if (!early || v.bits == unpublished)
-        v.value = trellis::detail::wait_for_value<Scalar>(out_bits + q * B + c);
+      if (!early || v.bits == unpublished) v.value = trellis::detail::wait_for_value<Scalar>(out_bits + q * B + c);
       xq[c] = v.value;
     }
   };
@@ -161,15 +169,14 @@ void value_sweep(const typename Device::execution_space& space, WavefrontLayout<
     for (int e = 0; e < State::max_entries; ++e) {
       if (e0 + e >= e1 || st.q[e] < 0) continue;
       Scalar xq[B];
-      neighbour(ring, line, p, e0 + e, st.q[e], e < State::early ? st.x + (e < State::early ? e : 0) * B : nullptr,
-                xq);
+      neighbour(ring, line, p, e0 + e, st.q[e], e < State::early ? st.x + (e < State::early ? e : 0) * B : nullptr, xq);
       for (int c = 0; c < B; ++c)
         for (int r = 0; r < B; ++r)
           acc[r] -= (e < State::blocks ? st.block[((e < State::blocks ? e : 0) * B + c) * B + r]
                                        : values(F.at(e0 + e, p.position, r, c))) *
                     xq[c];
     }
-    for (int e = e0 + State::max_entries; e < e1; ++e) {  // stencils beyond 16 entries per half
+    for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond the kept ones
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
       Scalar xq[B];
@@ -205,12 +212,14 @@ void value_sweep(const typename Device::execution_space& space, WavefrontLayout<
         const Ring ring = use_ring ? Ring(m.team_scratch(0), ring_size) : Ring();
         const int l0 = first_level(tile_id), l1 = last_level(tile_id), steps = l1 - l0 + 1;
         auto level_of = [&](int s) { return forward ? l0 + s : l1 - s; };
-        if (team == 1) {  // host: one thread runs the tile's lines in turn
-          for (int s = 0; s < steps; ++s)
-            for (int line = 0; line < lines; ++line) {
+        if (team < lines) {  // each thread runs lines rank, rank + team, ... in turn
+          for (int s = 0; s < steps; ++s) {
+            for (int line = m.team_rank(); line < lines; line += team) {
               SweepPoint p;
               if (point_of(tx, ty, line, level_of(s), p)) solve(ring, line, p, prefetch(line, p));
             }
+            m.team_barrier();
+          }
           return;
         }
         const int line = m.team_rank();
