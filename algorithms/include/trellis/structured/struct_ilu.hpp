@@ -20,20 +20,11 @@
 //   StructIlu<> M(A, {StructIluKind::ic0});
 //   M.apply(r, z);   // z = (L U)^{-1} r
 //
-// The sweeps write each value once and publish it by that write
-// (structured/detail/value_sweep.hpp): their output starts out "unpublished".
-// The object keeps one work vector in that state between calls, so apply()
-// needs no fill: the lower sweep empties its input as it reads it, and that
-// input is the upper sweep's output.
-//
 // Applications with one object must not overlap (threads or instances):
-// they share its wavefront flags and work vectors.
+// they share its wavefront flags and work vector.
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
-#include <cstdlib>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "trellis/core/eti.hpp"
@@ -41,7 +32,6 @@
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/ilu/pivot_options.hpp"
 #include "trellis/structured/detail/struct_ilu_kernels.hpp"
-#include "trellis/structured/detail/value_sweep.hpp"
 #include "trellis/structured/stencil_matrix.hpp"
 #include "trellis/structured/wavefront_layout.hpp"
 
@@ -93,12 +83,11 @@ class StructIlu {
   /// z = L^{-1} r and z = U^{-1} r in the natural numbering (split use).
   void lower_solve(const execution_space& space, const_vector_type r, vector_type z) const;
   void upper_solve(const execution_space& space, const_vector_type r, vector_type z) const;
-  /// z = (L U)^{-1} r, both in layout order (z may alias r).
-  void apply_layout(const execution_space& space, const_vector_type r, vector_type z) const;
-  /// x = L^{-1} b and x = U^{-1} b, in layout order (x may alias b, at the
-  /// cost of a copy).
-  void lower_solve_layout(const execution_space& space, const_vector_type b, vector_type x) const;
-  void upper_solve_layout(const execution_space& space, const_vector_type b, vector_type x) const;
+  /// x = (L U)^{-1} x, x in layout order.
+  void apply_layout(const execution_space& space, vector_type x) const;
+  /// x = L^{-1} x and x = U^{-1} x, in layout order.
+  void lower_solve_layout(const execution_space& space, vector_type x) const;
+  void upper_solve_layout(const execution_space& space, vector_type x) const;
   /// Natural numbering <-> layout order.
   void to_layout(const execution_space& space, const_vector_type natural, vector_type layout) const;
   void from_layout(const execution_space& space, const_vector_type layout, vector_type natural) const;
@@ -115,10 +104,6 @@ class StructIlu {
 
  private:
   void check_sizes(const_vector_type r, vector_type z) const;
-  /// out = L^{-1} in or U^{-1} in, layout order; out unpublished; `consumed`
-  /// (empty or in's storage) is unpublished as in is read.
-  void sweep(const execution_space& space, bool lower, const_vector_type in, vector_type out,
-             vector_type consumed) const;
 
   StructIluOptions options_;
   Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
@@ -130,7 +115,6 @@ class StructIlu {
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
-  mutable vector_type spare_;  // unpublished between calls
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -237,10 +221,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   factors_.dof = dof_;
   factors_.entries = stencil_.size();
   factors_.centre = stencil_.centre();
-  for (const auto& e : shifts) {
-    int& reach = e.level < 0 ? factors_.lower_level_reach : factors_.upper_level_reach;
-    reach = std::max(reach, std::abs(e.level));
-  }
   factors_.values = Kokkos::View<Scalar*, Device>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::factors"),
       size_t(factors_.n) * stencil_.size() * dof_ * dof_);
@@ -249,9 +229,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  spare_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::spare"),
-                       size_t(factors_.n) * dof_);
-  structured::detail::unpublish(space, spare_);
   space.fence();  // the host vectors leave scope
   layout_seconds_ = seconds_since(t0);
   refactor(space, A);
@@ -322,37 +299,23 @@ void StructIlu<Scalar, Device>::from_layout(const execution_space& space, const_
 }
 
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::sweep(const execution_space& space, bool lower, const_vector_type in, vector_type out,
-                                      vector_type consumed) const {
+void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, vector_type x) const {
   structured::detail::with_block_size(dof_, [&](auto B) {
-    structured::detail::value_sweep<decltype(B)::value>(space, layout_, factors_, in, out, consumed, lower);
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, true);
   });
 }
 
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, const_vector_type b,
-                                                   vector_type x) const {
-  check_sizes(b, x);
-  if (b.data() == x.data()) Kokkos::deep_copy(space, work_, b), b = work_;
-  structured::detail::unpublish(space, x);
-  sweep(space, true, b, x, {});
+void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, vector_type x) const {
+  structured::detail::with_block_size(dof_, [&](auto B) {
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, false);
+  });
 }
 
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, const_vector_type b,
-                                                   vector_type x) const {
-  check_sizes(b, x);
-  if (b.data() == x.data()) Kokkos::deep_copy(space, work_, b), b = work_;
-  structured::detail::unpublish(space, x);
-  sweep(space, false, b, x, {});
-}
-
-template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::apply_layout(const execution_space& space, const_vector_type r, vector_type z) const {
-  check_sizes(r, z);
-  sweep(space, true, r, spare_, {});
-  structured::detail::unpublish(space, z);  // r is read: z may alias it
-  sweep(space, false, spare_, z, spare_);
+void StructIlu<Scalar, Device>::apply_layout(const execution_space& space, vector_type x) const {
+  lower_solve_layout(space, x);
+  upper_solve_layout(space, x);
 }
 
 template <class Scalar, class Device>
@@ -366,8 +329,7 @@ template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::apply(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
   to_layout(space, r, work_);
-  sweep(space, true, work_, spare_, work_);    // work_ emptied as read
-  sweep(space, false, spare_, work_, spare_);  // spare_ emptied again
+  apply_layout(space, work_);
   from_layout(space, work_, z);
 }
 
@@ -375,18 +337,16 @@ template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::lower_solve(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
   to_layout(space, r, work_);
-  sweep(space, true, work_, spare_, work_);
-  from_layout(space, spare_, z);
-  std::swap(work_, spare_);  // the emptied one is the spare
+  lower_solve_layout(space, work_);
+  from_layout(space, work_, z);
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::upper_solve(const execution_space& space, const_vector_type r, vector_type z) const {
   check_sizes(r, z);
   to_layout(space, r, work_);
-  sweep(space, false, work_, spare_, work_);
-  from_layout(space, spare_, z);
-  std::swap(work_, spare_);
+  upper_solve_layout(space, work_);
+  from_layout(space, work_, z);
 }
 
 #if TRELLIS_ENABLE_ETI

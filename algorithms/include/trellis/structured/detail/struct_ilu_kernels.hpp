@@ -1,7 +1,7 @@
 #pragma once
-// StructILU's factorization (seed 003, Algorithm 1) on the wavefront
+// StructILU's kernels (seed 003, Algorithms 1 and 2) on the wavefront
 // mapping: one thread per grid point, its DoF x DoF blocks in registers
-// (B a compile-time block size). The triangular sweeps are in value_sweep.hpp.
+// (B a compile-time block size).
 //
 // Factors are stored in the vector-oriented layout (section 4.4): for each
 // stencil entry e and block column c, one array over the points in layout
@@ -10,8 +10,8 @@
 // The centre entry holds the inverse of U's diagonal block after the
 // factorization.
 //
-// Values another team may have written during the same sweep (a neighbour
-// row's U and inverse diagonal) are read with
+// Values another team may have written during the same sweep (a
+// neighbour's x, a neighbour row's U and inverse diagonal) are read with
 // volatile loads: a cached copy of their line could predate the write.
 #include <Kokkos_Core.hpp>
 
@@ -26,7 +26,6 @@ struct FactorStorage {
   Kokkos::View<const EntryShift*, Device> shifts;  // per factor stencil entry
   long n = 0;                                      // grid points
   int dof = 1, entries = 0, centre = 0;
-  int lower_level_reach = 0, upper_level_reach = 0;  // the largest |level shift| of each half
 
   KOKKOS_INLINE_FUNCTION size_t at(int e, long pos, int r, int c) const {
     return ((size_t(e) * dof + c) * n + pos) * dof + r;
@@ -152,6 +151,80 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   space.fence();
   report.boosted = b();
   return report;
+}
+
+/// What a triangular sweep loads before its point's wait: the right-hand
+/// side, the neighbours' positions, and the first entries' blocks (as many
+/// as fit 16 values, so they stay in registers).
+template <int B, class Scalar>
+struct SweepState {
+  static constexpr int max_entries = 16;                                // positions kept
+  static constexpr int blocks = 16 / (B * B) < 13 ? 16 / (B * B) : 13;  // blocks kept
+  Scalar rhs[B];
+  int q[max_entries];  // layout positions (< points, which fit an int)
+  Scalar block[blocks > 0 ? blocks* B* B : 1];
+};
+
+/// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
+/// the centre entry holding U's inverse diagonal blocks), in place, layout
+/// order, B values per point.
+template <int B, class Scalar, class Device>
+void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
+                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+  using State = SweepState<B, Scalar>;
+  const auto base = L.base;
+  const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
+  const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
+  const auto values = F.values;
+  const auto shifts = F.shifts;
+  auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p)->State {
+    State st;
+    for (int r = 0; r < B; ++r) st.rhs[r] = x(p.position * B + r);
+#pragma unroll
+    for (int e = 0; e < State::max_entries; ++e)
+      if (e0 + e < e1)
+        st.q[e] = (int)neighbour_position(base, H, nx, ny, nz, shifts(e0 + e), p.i, p.j, p.k, p.hi, p.hj, p.level);
+#pragma unroll
+    for (int e = 0; e < State::blocks; ++e)
+      if (e0 + e < e1 && st.q[e] >= 0)
+        for (int c = 0; c < B; ++c)
+          for (int r = 0; r < B; ++r) st.block[(e * B + c) * B + r] = values(F.at(e0 + e, p.position, r, c));
+    return st;
+  };
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st) {
+    Scalar acc[B];
+    for (int r = 0; r < B; ++r) acc[r] = st.rhs[r];
+#pragma unroll
+    for (int e = 0; e < State::max_entries; ++e) {
+      if (e0 + e >= e1 || st.q[e] < 0) continue;
+      Scalar xq[B];
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+      for (int c = 0; c < B; ++c)
+        for (int r = 0; r < B; ++r)
+          acc[r] -= (e < State::blocks ? st.block[((e < State::blocks ? e : 0) * B + c) * B + r]
+                                       : values(F.at(e0 + e, p.position, r, c))) *
+                    xq[c];
+    }
+    for (int e = e0 + State::max_entries; e < e1; ++e) {  // stencils beyond 16 entries per half
+      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
+      if (q < 0) continue;
+      Scalar xq[B];
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
+      for (int c = 0; c < B; ++c)
+        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, p.position, r, c)) * xq[c];
+    }
+    if (lower) {
+      for (int r = 0; r < B; ++r) x(p.position * B + r) = acc[r];
+    } else {
+      for (int r = 0; r < B; ++r) {
+        Scalar s = 0;
+        for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
+        x(p.position * B + r) = s;
+      }
+    }
+  };
+  wavefront_sweep(space, L, lower, lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve",
+                  prefetch, body);
 }
 
 }  // namespace trellis::structured::detail
