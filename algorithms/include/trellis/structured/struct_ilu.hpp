@@ -111,10 +111,12 @@ class StructIlu {
   int dof_ = 1;
   std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check refactor()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
+  structured::WavefrontLayout<Device> factor_layout_;   // layout_ with the factorization's tiles
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
+  vector_type row_scale_;  // dof > 1: each block row's largest entry, per row (factorization)
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -196,6 +198,16 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   auto t0 = now();
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, options.tile);
   const auto shifts = structured::entry_shifts(stencil_, layout_.transform);
+  // The factorization's own tiles (the layout is shared): on GPUs a point
+  // of dof > 1 runs as dof threads, so tiles of about 256 / dof lines.
+  factor_layout_ = layout_;
+  structured::TileShape factor_tile = options.tile;
+  if (dof_ > 1 && !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0) {
+    factor_tile = {16, std::max(2, 256 / (16 * dof_))};
+    for (const auto& e : shifts)
+      factor_tile = {std::max(factor_tile.x, std::abs(e.hx)), std::max(factor_tile.y, std::abs(e.hy))};
+  }
+  structured::assign_tiles(space, factor_layout_, stencil_, factor_tile);
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;
@@ -229,6 +241,9 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
+  if (dof_ > 1)
+    row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
+                             size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
   layout_seconds_ = seconds_since(t0);
   refactor(space, A);
@@ -254,8 +269,8 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
   structured::detail::PivotReport report;
   structured::detail::with_block_size(dof_, [&](auto B) {
     report = structured::detail::factor<decltype(B)::value>(
-        space, layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
-        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
+        space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
+        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_), row_scale_,
         options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)

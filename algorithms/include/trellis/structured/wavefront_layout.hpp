@@ -83,18 +83,15 @@ inline std::vector<EntryShift> entry_shifts(const Stencil& s, const WavefrontTra
   return out;
 }
 
-/// Builds the mapping and layout of an nx x ny x nz grid for a stencil.
+/// Cuts the (î, ĵ) plane of L into tiles of the given shape (0: the
+/// backend's default): the tile grid, each tile's levels, the ticket order
+/// and the flags. The layout itself (base, position) does not depend on it.
 template <class Device>
-WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_space& space, std::array<int, 3> grid,
-                                              const Stencil& stencil, TileShape tile = {}) {
+void assign_tiles(const typename Device::execution_space& space, WavefrontLayout<Device>& L, const Stencil& stencil,
+                  TileShape tile) {
   using exec = typename Device::execution_space;
-  WavefrontLayout<Device> L;
-  L.grid = grid;
-  const int nx = grid[0], ny = grid[1], nz = grid[2];
-  const auto t = L.transform = stencil.wavefront(nx, ny, nz);
-  L.width = t.hat_x(nx - 1, ny - 1, nz - 1) + 1;
-  L.height = t.hat_y(ny - 1, nz - 1) + 1;
-  L.levels = t.level(nx - 1, ny - 1, nz - 1) + 1;
+  const int nx = L.grid[0], ny = L.grid[1];
+  const auto t = L.transform;
   const TileShape dflt = default_tile<exec>();
   L.tile = {tile.x > 0 ? tile.x : dflt.x, tile.y > 0 ? tile.y : dflt.y};
   // A dependency may only cross into the neighbouring tile.
@@ -104,53 +101,22 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
                        " is narrower than stencil " + stencil.name() + " reaches in wavefront coordinates");
   L.tiles_x = (L.width + L.tile.x - 1) / L.tile.x;
   L.tiles_y = (L.height + L.tile.y - 1) / L.tile.y;
-  const long n = L.points();
-  const int H = L.height, tiles_x = L.tiles_x;
+  const int tiles_x = L.tiles_x;
   const TileShape ts = L.tile;
-  const long cells = long(L.levels) * H;
-
-  Kokkos::View<long*, Device> count(Kokkos::view_alloc(space, "trellis::structilu::layout_count"), cells);
-  Kokkos::View<int*, Device> first_hat(Kokkos::view_alloc(space, "trellis::structilu::layout_first"), cells);
-  L.first_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, "trellis::structilu::tile_first"),
+  L.first_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, std::string("trellis::structilu::tile_first")),
                                              size_t(L.tiles_x) * L.tiles_y);
-  L.last_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, "trellis::structilu::tile_last"),
+  L.last_level = Kokkos::View<int*, Device>(Kokkos::view_alloc(space, std::string("trellis::structilu::tile_last")),
                                             size_t(L.tiles_x) * L.tiles_y);
-  Kokkos::deep_copy(space, first_hat, INT_MAX);
   Kokkos::deep_copy(space, L.first_level, INT_MAX);
   Kokkos::deep_copy(space, L.last_level, INT_MIN);
   const auto first_level = L.first_level, last_level = L.last_level;
-  auto hat = [=] KOKKOS_FUNCTION(long p, int& hi, int& hj, int& lev) {
-    const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
-    hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
-  };
   Kokkos::parallel_for(
-      "trellis::structilu::layout_count", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
-        int hi, hj, lev;
-        hat(p, hi, hj, lev);
-        const long cell = long(lev) * H + hj;
-        Kokkos::atomic_increment(&count(cell));
-        Kokkos::atomic_fetch_min(&first_hat(cell), hi);
+      "trellis::structilu::tile_levels", Kokkos::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
+        const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
+        const int hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
         const int tile_id = (hj / ts.y) * tiles_x + hi / ts.x;
         Kokkos::atomic_fetch_min(&first_level(tile_id), lev);
         Kokkos::atomic_fetch_max(&last_level(tile_id), lev);
-      });
-  // base(cell) = (points in earlier cells) - first î of the cell
-  L.base = Kokkos::View<long*, Device>(Kokkos::view_alloc(space, "trellis::structilu::layout_base"), cells);
-  const auto base = L.base;
-  Kokkos::parallel_scan(
-      "trellis::structilu::layout_base", Kokkos::RangePolicy<exec>(space, 0, cells),
-      KOKKOS_LAMBDA(long c, long& before, bool final) {
-        if (final) base(c) = before - (count(c) ? first_hat(c) : 0);
-        before += count(c);
-      });
-  L.position = Kokkos::View<ordinal_t*, Device>(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::layout_position"), n);
-  const auto position = L.position;
-  Kokkos::parallel_for(
-      "trellis::structilu::layout_position", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
-        int hi, hj, lev;
-        hat(p, hi, hj, lev);
-        position(p) = ordinal_t(base(long(lev) * H + hj) + hi);
       });
 
   // The ticket order, on the host: tiles by first level, each no earlier
@@ -179,7 +145,61 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
                     Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tiles.data(), tiles.size()));
   L.flags = Kokkos::View<long long*, Device>("trellis::structilu::tile_flags", h_first.extent(0));
   L.ticket = Kokkos::View<int, Device>("trellis::structilu::ticket");
+  L.epoch = 0;
   space.fence();  // `tiles` leaves scope
+}
+
+/// Builds the mapping and layout of an nx x ny x nz grid for a stencil.
+template <class Device>
+WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_space& space, std::array<int, 3> grid,
+                                              const Stencil& stencil, TileShape tile = {}) {
+  using exec = typename Device::execution_space;
+  WavefrontLayout<Device> L;
+  L.grid = grid;
+  const int nx = grid[0], ny = grid[1], nz = grid[2];
+  const auto t = L.transform = stencil.wavefront(nx, ny, nz);
+  L.width = t.hat_x(nx - 1, ny - 1, nz - 1) + 1;
+  L.height = t.hat_y(ny - 1, nz - 1) + 1;
+  L.levels = t.level(nx - 1, ny - 1, nz - 1) + 1;
+  assign_tiles(space, L, stencil, tile);
+  const long n = L.points();
+  const int H = L.height;
+  const long cells = long(L.levels) * H;
+
+  Kokkos::View<long*, Device> count(Kokkos::view_alloc(space, "trellis::structilu::layout_count"), cells);
+  Kokkos::View<int*, Device> first_hat(Kokkos::view_alloc(space, "trellis::structilu::layout_first"), cells);
+  Kokkos::deep_copy(space, first_hat, INT_MAX);
+  auto hat = [=] KOKKOS_FUNCTION(long p, int& hi, int& hj, int& lev) {
+    const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
+    hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
+  };
+  Kokkos::parallel_for(
+      "trellis::structilu::layout_count", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+        int hi, hj, lev;
+        hat(p, hi, hj, lev);
+        const long cell = long(lev) * H + hj;
+        Kokkos::atomic_increment(&count(cell));
+        Kokkos::atomic_fetch_min(&first_hat(cell), hi);
+      });
+  // base(cell) = (points in earlier cells) - first î of the cell
+  L.base = Kokkos::View<long*, Device>(Kokkos::view_alloc(space, "trellis::structilu::layout_base"), cells);
+  const auto base = L.base;
+  Kokkos::parallel_scan(
+      "trellis::structilu::layout_base", Kokkos::RangePolicy<exec>(space, 0, cells),
+      KOKKOS_LAMBDA(long c, long& before, bool final) {
+        if (final) base(c) = before - (count(c) ? first_hat(c) : 0);
+        before += count(c);
+      });
+  L.position = Kokkos::View<ordinal_t*, Device>(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::layout_position"), n);
+  const auto position = L.position;
+  Kokkos::parallel_for(
+      "trellis::structilu::layout_position", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+        int hi, hj, lev;
+        hat(p, hi, hj, lev);
+        position(p) = ordinal_t(base(long(lev) * H + hj) + hi);
+      });
+  space.fence();  // count and first_hat leave scope
   return L;
 }
 
@@ -199,9 +219,28 @@ struct NoPrefetch {
   KOKKOS_INLINE_FUNCTION State operator()(const SweepPoint&) const { return {}; }
 };
 
-/// Runs body(point, prefetch(point)) on every grid point, in the forward
-/// (increasing levels) or backward sweep order, each point after all points
-/// it may depend on (see the header comment).
+/// A step run once per point after all its lanes' bodies (see
+/// wavefront_sweep); NoFinish when there is none.
+struct NoFinish {
+  static constexpr bool active = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const SweepPoint&) const {}
+};
+template <class F>
+struct Finish {
+  static constexpr bool active = true;
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(const SweepPoint& p) const { f(p); }
+};
+template <class F>
+Finish<F> finish_with(const F& f) {
+  return Finish<F>{f};
+}
+
+/// Runs body(point, prefetch(point), lane) for lane = 0 .. lanes-1, then
+/// finish(point), on every grid point, in the forward (increasing levels)
+/// or backward sweep order, each point after all points it may depend on
+/// (see the header comment). On GPUs a point's lanes are threads of the
+/// team (lines x lanes threads), with a barrier before finish.
 ///
 /// Per level and team: every thread prefetches its point; one thread
 /// publishes the previous level (release fence, flag), waits for the
@@ -209,9 +248,10 @@ struct NoPrefetch {
 /// barrier. So the gpu-scope fences are two per team and level, not one per
 /// thread. On host backends a team is one thread that runs the tile's lines
 /// in turn.
-template <class Device, class Prefetch, class Body>
+template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
-                     const char* label, const Prefetch& prefetch, const Body& body) {
+                     const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
+                     const FinishStep& finish = FinishStep()) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
@@ -229,8 +269,8 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   // progress(lev): the flag value once the sweep has finished level lev
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
-  const int team = detail::is_host_space<exec>() ? 1 : lines;
-  const bool line_per_thread = team == lines;
+  const int team = detail::is_host_space<exec>() ? 1 : lines * lanes;
+  const bool point_per_lanes = team == lines * lanes;
   Kokkos::parallel_for(
       label, policy(space, num_tiles, team), KOKKOS_LAMBDA(const member_type& m) {
         int my_ticket = 0;
@@ -285,20 +325,28 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         const int l0 = first_level(tile_id), l1 = last_level(tile_id);
         for (int s = 0; s <= l1 - l0; ++s) {
           const int lev = forward ? l0 + s : l1 - s;
-          if (line_per_thread) {
+          if (point_per_lanes) {
             SweepPoint p;
-            const bool mine = point_of(m.team_rank(), lev, p);
+            const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
+            const bool mine = point_of(line, lev, p);
             State state{};
             if (mine) state = prefetch(p);
             Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
             m.team_barrier();
-            if (mine) body(p, state);
+            if (mine) body(p, state, lane);
             m.team_barrier();
+            if constexpr (FinishStep::active) {
+              if (mine && lane == 0) finish(p);
+              m.team_barrier();
+            }
           } else {
             Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
             Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
               SweepPoint p;
-              if (point_of(line, lev, p)) body(p, prefetch(p));
+              if (!point_of(line, lev, p)) return;
+              const State state = prefetch(p);
+              for (int lane = 0; lane < lanes; ++lane) body(p, state, lane);
+              if constexpr (FinishStep::active) finish(p);
             });
             m.team_barrier();
           }

@@ -54,11 +54,17 @@ struct PivotReport {
 /// entries it reaches through the neighbour row's U). updates[start(e) ..
 /// start(e+1)) lists, for lower entry e, the pairs (upper entry u of the
 /// neighbour row, entry of e + u in this row).
+///
+/// For B > 1 a point runs as B lanes (seed 003's intra-element
+/// parallelism): lane r eliminates row r of every block of the block row,
+/// B^2 work per block product instead of B^3, and records its row's largest
+/// entry in row_scale; then one lane inverts the diagonal block. The
+/// arithmetic per entry is the same as one thread doing all rows.
 template <int B, class Scalar, class Device>
 PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                    const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
                    Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
-                   double tolerance, double boost) {
+                   Kokkos::View<Scalar*, Device> row_scale, double tolerance, double boost) {
   Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
   Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
   Kokkos::deep_copy(space, first, LLONG_MAX);
@@ -67,82 +73,94 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   const int centre = F.centre, entries = F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
-  wavefront_sweep(
-      space, L, true, "trellis::structilu::factor", NoPrefetch(),
-      KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State) {
-        const int i = pt.i, j = pt.j, k = pt.k, hi = pt.hi, hj = pt.hj, lev = pt.level;
-        const long pos = pt.position;
-        // Row p's blocks are read and updated many times (every update
-        // entry): a thread-local copy (L1-cached local memory) when it is
-        // small enough, the factors in device memory otherwise.
-        constexpr int local_capacity = 128;
-        Scalar local[local_capacity];
-        const bool use_local = entries * B * B <= local_capacity;
-        auto row = [&](int e, int r, int c) -> Scalar& {
-          return use_local ? local[(e * B + r) * B + c] : values(F.at(e, pos, r, c));
-        };
-        if (use_local)
-          for (int e = 0; e < entries; ++e)
-            for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) local[(e * B + r) * B + c] = values(F.at(e, pos, r, c));
-        Scalar scale = 0;  // the largest entry of the block row, for the pivot test
-        for (int e = 0; e < entries; ++e) {
-          if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
-          for (int r = 0; r < B; ++r)
-            for (int c = 0; c < B; ++c) {
-              const Scalar v = Kokkos::Experimental::fabs(row(e, r, c));
-              scale = v > scale ? v : scale;
-            }
+  // Row r of the point's block row: its largest entry (before elimination),
+  // eliminated in place.
+  auto eliminate_row = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r) -> Scalar {
+    const int i = pt.i, j = pt.j, k = pt.k, hi = pt.hi, hj = pt.hj, lev = pt.level;
+    const long pos = pt.position;
+    // The row is read and updated many times (every update entry): a
+    // thread-local copy (L1-cached local memory) when it is small enough.
+    constexpr int local_capacity = 128;
+    Scalar local[local_capacity];
+    const bool use_local = entries * B <= local_capacity;
+    auto row = [&](int e, int c) -> Scalar& { return use_local ? local[e * B + c] : values(F.at(e, pos, r, c)); };
+    if (use_local)
+      for (int e = 0; e < entries; ++e)
+        for (int c = 0; c < B; ++c) local[e * B + c] = values(F.at(e, pos, r, c));
+    Scalar scale = 0;
+    for (int e = 0; e < entries; ++e) {
+      if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
+      for (int c = 0; c < B; ++c) {
+        const Scalar v = Kokkos::Experimental::fabs(row(e, c));
+        scale = v > scale ? v : scale;
+      }
+    }
+    for (int e = 0; e < centre; ++e) {
+      const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
+      if (q < 0) continue;
+      Scalar l[B];  // L(p,q) = A(p,q) U(q,q)^{-1}, row r
+      for (int c = 0; c < B; ++c) {
+        Scalar sum = 0;
+        for (int m = 0; m < B; ++m) sum += row(e, m) * Kokkos::volatile_load(&values(F.at(centre, q, m, c)));
+        l[c] = sum;
+      }
+      for (int c = 0; c < B; ++c) row(e, c) = l[c];
+      for (int u = update_start(e); u < update_start(e + 1); ++u) {
+        const int ue = update_upper(u), te = update_target(u);
+        const EntryShift se = shifts(e), su = shifts(ue);
+        const int x = i + se.x + su.x, y = j + se.y + su.y, z = k + se.z + su.z;
+        if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) continue;
+        for (int c = 0; c < B; ++c) {  // A(p,t) -= L(p,q) U(q,t), row r
+          Scalar sum = 0;
+          for (int m = 0; m < B; ++m) sum += l[m] * Kokkos::volatile_load(&values(F.at(ue, q, m, c)));
+          row(te, c) -= sum;
         }
-        for (int e = 0; e < centre; ++e) {
-          const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
-          if (q < 0) continue;
-          Scalar a[B * B], d[B * B], l[B * B];
-          for (int r = 0; r < B; ++r)
-            for (int c = 0; c < B; ++c) {
-              a[r * B + c] = row(e, r, c);
-              d[r * B + c] = Kokkos::volatile_load(&values(F.at(centre, q, r, c)));
-            }
-          ilu::detail::block_matmul<B>(a, d, l);  // L(p,q) = A(p,q) U(q,q)^{-1}
-          for (int r = 0; r < B; ++r)
-            for (int c = 0; c < B; ++c) row(e, r, c) = l[r * B + c];
-          for (int u = update_start(e); u < update_start(e + 1); ++u) {
-            const int ue = update_upper(u), te = update_target(u);
-            const EntryShift se = shifts(e), su = shifts(ue);
-            const int x = i + se.x + su.x, y = j + se.y + su.y, z = k + se.z + su.z;
-            if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) continue;
-            Scalar ub[B * B], t[B * B];
-            for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) {
-                ub[r * B + c] = Kokkos::volatile_load(&values(F.at(ue, q, r, c)));
-                t[r * B + c] = row(te, r, c);
-              }
-            ilu::detail::block_matmul_sub<B>(l, ub, t);  // A(p,t) -= L(p,q) U(q,t)
-            for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) row(te, r, c) = t[r * B + c];
+      }
+    }
+    if (use_local)
+      for (int e = 0; e < entries; ++e)
+        for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = local[e * B + c];
+    return scale;
+  };
+  // The centre block replaced by its inverse; pivot failures recorded.
+  auto invert_centre = [=] KOKKOS_FUNCTION(const SweepPoint& pt, Scalar scale) {
+    const long pos = pt.position;
+    Scalar dblock[B * B], inv[B * B];
+    for (int r = 0; r < B; ++r)
+      for (int c = 0; c < B; ++c) dblock[r * B + c] = Kokkos::volatile_load(&values(F.at(centre, pos, r, c)));
+    int column = 0;
+    const Scalar unit = scale > 0 ? scale : Scalar(1);
+    const int status =
+        ilu::detail::block_invert<B>(dblock, inv, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
+    if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
+    if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
+      const long p = pt.i + long(nx) * (pt.j + long(ny) * pt.k);
+      Kokkos::atomic_fetch_min(&first(),
+                               (long long)(p)*16 + column * 2 + (status == ilu::detail::pivot_not_finite ? 1 : 0));
+      for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
+    }
+    for (int r = 0; r < B; ++r)
+      for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
+  };
+  if constexpr (B == 1) {
+    wavefront_sweep(
+        space, L, true, "trellis::structilu::factor", NoPrefetch(),
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int) { invert_centre(pt, eliminate_row(pt, 0)); });
+  } else {
+    wavefront_sweep(
+        space, L, true, "trellis::structilu::factor", NoPrefetch(),
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r) {
+          row_scale(pt.position * B + r) = eliminate_row(pt, r);
+        },
+        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
+          Scalar scale = 0;
+          for (int r = 0; r < B; ++r) {
+            const Scalar v = Kokkos::volatile_load(&row_scale(pt.position * B + r));
+            scale = v > scale ? v : scale;
           }
-        }
-        Scalar dblock[B * B], inv[B * B];
-        for (int r = 0; r < B; ++r)
-          for (int c = 0; c < B; ++c) dblock[r * B + c] = row(centre, r, c);
-        int column = 0;
-        const Scalar unit = scale > 0 ? scale : Scalar(1);
-        const int status =
-            ilu::detail::block_invert<B>(dblock, inv, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
-        if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
-        if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
-          const long p = i + long(nx) * (j + long(ny) * k);
-          Kokkos::atomic_fetch_min(&first(),
-                                   (long long)(p)*16 + column * 2 + (status == ilu::detail::pivot_not_finite ? 1 : 0));
-          for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
-        }
-        for (int r = 0; r < B; ++r)
-          for (int c = 0; c < B; ++c) row(centre, r, c) = inv[r * B + c];
-        if (use_local)
-          for (int e = 0; e < entries; ++e)
-            for (int r = 0; r < B; ++r)
-              for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = local[(e * B + r) * B + c];
-      });
+          invert_centre(pt, scale);
+        }));
+  }
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
   Kokkos::deep_copy(space, report.first, first);
@@ -191,7 +209,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
           for (int r = 0; r < B; ++r) st.block[(e * B + c) * B + r] = values(F.at(e0 + e, p.position, r, c));
     return st;
   };
-  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st) {
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int) {
     Scalar acc[B];
     for (int r = 0; r < B; ++r) acc[r] = st.rhs[r];
 #pragma unroll
