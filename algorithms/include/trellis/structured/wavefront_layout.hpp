@@ -335,7 +335,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
             m.team_barrier();
             if (mine) body(p, state, lane);
             m.team_barrier();
-            if constexpr (FinishStep::active) {
+            if (FinishStep::active) {
               if (mine && lane == 0) finish(p);
               m.team_barrier();
             }
@@ -346,7 +346,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
               if (!point_of(line, lev, p)) return;
               const State state = prefetch(p);
               for (int lane = 0; lane < lanes; ++lane) body(p, state, lane);
-              if constexpr (FinishStep::active) finish(p);
+              if (FinishStep::active) finish(p);
             });
             m.team_barrier();
           }

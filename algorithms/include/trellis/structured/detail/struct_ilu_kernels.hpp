@@ -142,7 +142,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int r = 0; r < B; ++r)
       for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
   };
-  if constexpr (B == 1) {
+  if (B == 1) {  // not constexpr: nvcc's extended lambdas cannot capture inside one
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int) { invert_centre(pt, eliminate_row(pt, 0)); });
