@@ -219,6 +219,15 @@ struct NoPrefetch {
   KOKKOS_INLINE_FUNCTION State operator()(const SweepPoint&) const { return {}; }
 };
 
+/// A team kernel that takes its team size as an argument (one functor type
+/// for the size query and the launch).
+template <class Kernel, class Member>
+struct TeamLaunch {
+  Kernel kernel;
+  int team;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const { kernel(m, team); }
+};
+
 /// A step run once per point after all its lanes' bodies (see
 /// wavefront_sweep); NoFinish when there is none.
 struct NoFinish {
@@ -269,93 +278,98 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   // progress(lev): the flag value once the sweep has finished level lev
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
-  const int team = detail::is_host_space<exec>() ? 1 : lines * lanes;
-  const bool point_per_lanes = team == lines * lanes;
-  Kokkos::parallel_for(
-      label, policy(space, num_tiles, team), KOKKOS_LAMBDA(const member_type& m) {
-        int my_ticket = 0;
-        Kokkos::single(
-            Kokkos::PerTeam(m), [&](int& v) { v = detail::take_ticket(ticket, num_tiles); }, my_ticket);
-        const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
-        const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
-        const int step = forward ? 1 : -1;
-        int nb[3] = {-1, -1, -1};
-        {
-          const int ax = tx - step, ay = ty - step;
-          const bool okx = ax >= 0 && ax < tiles_x, oky = ay >= 0 && ay < tiles_y;
-          if (okx) nb[0] = ty * tiles_x + ax;
-          if (oky) nb[1] = ay * tiles_x + tx;
-          if (okx && oky) nb[2] = ay * tiles_x + ax;
+  auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
+    int my_ticket = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(m), [&](int& v) { v = detail::take_ticket(ticket, num_tiles); }, my_ticket);
+    const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
+    const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
+    const int step = forward ? 1 : -1;
+    int nb[3] = {-1, -1, -1};
+    {
+      const int ax = tx - step, ay = ty - step;
+      const bool okx = ax >= 0 && ax < tiles_x, oky = ay >= 0 && ay < tiles_y;
+      if (okx) nb[0] = ty * tiles_x + ax;
+      if (oky) nb[1] = ay * tiles_x + tx;
+      if (okx && oky) nb[2] = ay * tiles_x + ax;
+    }
+    auto point_of = [&](int line, int lev, SweepPoint& p) {
+      p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
+      p.k = lev - p.hi - p.hj;
+      p.j = p.hj - t.c * p.k;
+      p.i = p.hi - t.a * p.j - t.b * p.k;
+      if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) return false;
+      p.position = long(base(long(lev) * H + p.hj) + p.hi);
+      return true;
+    };
+    // The flags last seen (only the waiting thread's copy is used): a
+    // neighbour already far enough ahead is not polled again.
+    long long seen[3] = {LLONG_MIN, LLONG_MIN, LLONG_MIN};
+    auto publish_and_wait = [&](int s, int lev) {
+      if (s > 0) {
+        Kokkos::memory_fence();  // release this tile's previous level
+        Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
+      }
+      long long need[3];
+      for (int q = 0; q < 3; ++q) {
+        need[q] = LLONG_MIN;
+        if (nb[q] < 0) continue;
+        const int f = first_level(nb[q]), l = last_level(nb[q]);
+        if (f > l) continue;  // empty tile
+        // the neighbour's part of the levels before lev, if it has one
+        if (forward ? f > lev - 1 : l < lev + 1) continue;
+        need[q] = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
+      }
+      // the three flags are loaded together, then compared
+      while (seen[0] < need[0] || seen[1] < need[1] || seen[2] < need[2]) {
+        long long now[3];
+        for (int q = 0; q < 3; ++q) now[q] = seen[q] < need[q] ? Kokkos::volatile_load(&flags(nb[q])) : seen[q];
+        for (int q = 0; q < 3; ++q) seen[q] = now[q];
+      }
+      Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
+    };
+    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+    for (int s = 0; s <= l1 - l0; ++s) {
+      const int lev = forward ? l0 + s : l1 - s;
+      if (team == lines * lanes) {
+        SweepPoint p;
+        const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
+        const bool mine = point_of(line, lev, p);
+        State state{};
+        if (mine) state = prefetch(p);
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+        m.team_barrier();
+        if (mine) body(p, state, lane);
+        m.team_barrier();
+        if (FinishStep::active) {
+          if (mine && lane == 0) finish(p);
+          m.team_barrier();
         }
-        auto point_of = [&](int line, int lev, SweepPoint& p) {
-          p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
-          p.k = lev - p.hi - p.hj;
-          p.j = p.hj - t.c * p.k;
-          p.i = p.hi - t.a * p.j - t.b * p.k;
-          if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) return false;
-          p.position = long(base(long(lev) * H + p.hj) + p.hi);
-          return true;
-        };
-        // The flags last seen (only the waiting thread's copy is used): a
-        // neighbour already far enough ahead is not polled again.
-        long long seen[3] = {LLONG_MIN, LLONG_MIN, LLONG_MIN};
-        auto publish_and_wait = [&](int s, int lev) {
-          if (s > 0) {
-            Kokkos::memory_fence();  // release this tile's previous level
-            Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
-          }
-          long long need[3];
-          for (int q = 0; q < 3; ++q) {
-            need[q] = LLONG_MIN;
-            if (nb[q] < 0) continue;
-            const int f = first_level(nb[q]), l = last_level(nb[q]);
-            if (f > l) continue;  // empty tile
-            // the neighbour's part of the levels before lev, if it has one
-            if (forward ? f > lev - 1 : l < lev + 1) continue;
-            need[q] = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
-          }
-          // the three flags are loaded together, then compared
-          while (seen[0] < need[0] || seen[1] < need[1] || seen[2] < need[2]) {
-            long long now[3];
-            for (int q = 0; q < 3; ++q) now[q] = seen[q] < need[q] ? Kokkos::volatile_load(&flags(nb[q])) : seen[q];
-            for (int q = 0; q < 3; ++q) seen[q] = now[q];
-          }
-          Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
-        };
-        const int l0 = first_level(tile_id), l1 = last_level(tile_id);
-        for (int s = 0; s <= l1 - l0; ++s) {
-          const int lev = forward ? l0 + s : l1 - s;
-          if (point_per_lanes) {
-            SweepPoint p;
-            const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
-            const bool mine = point_of(line, lev, p);
-            State state{};
-            if (mine) state = prefetch(p);
-            Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-            m.team_barrier();
-            if (mine) body(p, state, lane);
-            m.team_barrier();
-            if (FinishStep::active) {
-              if (mine && lane == 0) finish(p);
-              m.team_barrier();
-            }
-          } else {
-            Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
-              SweepPoint p;
-              if (!point_of(line, lev, p)) return;
-              const State state = prefetch(p);
-              for (int lane = 0; lane < lanes; ++lane) body(p, state, lane);
-              if (FinishStep::active) finish(p);
-            });
-            m.team_barrier();
-          }
-        }
-        Kokkos::single(Kokkos::PerTeam(m), [&]() {
-          Kokkos::memory_fence();
-          Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
+      } else {
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
+          SweepPoint p;
+          if (!point_of(line, lev, p)) return;
+          const State state = prefetch(p);
+          for (int lane = 0; lane < lanes; ++lane) body(p, state, lane);
+          if (FinishStep::active) finish(p);
         });
-      });
+        m.team_barrier();
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(m), [&]() {
+      Kokkos::memory_fence();
+      Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
+    });
+  };
+  // A point's lanes as threads when the team fits the kernel's registers
+  // (user tiles can ask for more), else each thread runs whole points.
+  TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
+  if (!detail::is_host_space<exec>()) {
+    const int most = policy(space, 1, 1).team_size_max(launch, Kokkos::ParallelForTag());
+    launch.team = lines * lanes <= most ? lines * lanes : (lines < most ? lines : most);
+  }
+  Kokkos::parallel_for(label, policy(space, num_tiles, launch.team), launch);
 }
 
 }  // namespace trellis::structured
