@@ -53,7 +53,9 @@ struct NameTable<StructIluKind> {
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
   ilu::PivotOptions pivots;    // tiny pivots: error (default) or boost
-  structured::TileShape tile;  // lines per team; {0, 0}: the backend's default
+  // lines per team; {0, 0}: the backend's default (for the factorization
+  // at dof > 1 on GPUs, about 256 / dof lines)
+  structured::TileShape tile;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
