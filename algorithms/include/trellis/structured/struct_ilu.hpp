@@ -52,7 +52,7 @@ struct NameTable<StructIluKind> {
 
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
-  ilu::PivotOptions pivots;    // tiny pivots: error (default) or boost
+  ilu::PivotOptions pivots;  // tiny pivots: error (default) or boost
   // lines per team; {0, 0}: the backend's default (for the factorization
   // at dof > 1 on GPUs, about 256 / dof lines)
   structured::TileShape tile;
