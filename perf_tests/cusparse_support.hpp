@@ -2,11 +2,13 @@
 // cuSPARSE baselines shared by the benchmarks (TRELLIS_WITH_CUSPARSE: defined
 // by CMake for CUDA builds with TRELLIS_ENABLE_CUSPARSE on): error checks, the
 // library handle on Kokkos' stream, a generic SpSV triangular solve, ILU0
-// (csrilu02) of a CSR matrix, and the legacy BSR SpMV (bsrmv).
+// (csrilu02) of a CSR matrix, the legacy BSR SpMV (bsrmv), and the legacy BSR
+// ILU0 with its lower solve (bsrilu02, bsrsv2).
 #if defined(TRELLIS_WITH_CUSPARSE)
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -247,6 +249,89 @@ class CusparseBsrmv {
   cusparseHandle_t handle_;
   BsrMatrix<double, DefaultDevice> A_;
   cusparseMatDescr_t descr_ = nullptr;
+};
+
+/// cuSPARSE's legacy BSR ILU0 (bsrilu02, row-major blocks, level policy)
+/// and its unit-lower solve (bsrsv2), deprecated but present in CUDA 13: the
+/// BSR baseline of seed 003's Table 3. factor_seconds() is the analysis and
+/// the factorization; the lower solve's analysis is lower_analysis_seconds().
+/// A zero pivot throws naming its block row.
+class CusparseBsrIlu0 {
+ public:
+  CusparseBsrIlu0(cusparseHandle_t handle, const BsrMatrix<double, DefaultDevice>& A)
+      : handle_(handle),
+        A_(A),
+        values_(Kokkos::ViewAllocateWithoutInitializing("cusparse_bsr_ilu0"), A.values.extent(0)) {
+    TRELLIS_CUSPARSE(cusparseCreateMatDescr(&descr_));
+    TRELLIS_CUSPARSE(cusparseCreateMatDescr(&lower_descr_));
+    TRELLIS_CUSPARSE(cusparseSetMatFillMode(lower_descr_, CUSPARSE_FILL_MODE_LOWER));
+    TRELLIS_CUSPARSE(cusparseSetMatDiagType(lower_descr_, CUSPARSE_DIAG_TYPE_UNIT));
+    TRELLIS_CUSPARSE(cusparseCreateBsrilu02Info(&ilu_info_));
+    TRELLIS_CUSPARSE(cusparseCreateBsrsv2Info(&sv_info_));
+    Kokkos::deep_copy(values_, A.values);
+    int ilu_bytes = 0, sv_bytes = 0;
+    TRELLIS_CUSPARSE(cusparseDbsrilu02_bufferSize(handle_, dir, mb(), nnzb(), descr_, vals(), rows(), cols(), dim(),
+                                                  ilu_info_, &ilu_bytes));
+    TRELLIS_CUSPARSE(cusparseDbsrsv2_bufferSize(handle_, dir, CUSPARSE_OPERATION_NON_TRANSPOSE, mb(), nnzb(),
+                                                lower_descr_, vals(), rows(), cols(), dim(), sv_info_, &sv_bytes));
+    TRELLIS_CUDA(cudaMalloc(&buffer_, std::max({ilu_bytes, sv_bytes, 1})));
+    int pivot = -1;
+    factor_ = fenced_seconds([&] {
+      TRELLIS_CUSPARSE(cusparseDbsrilu02_analysis(handle_, dir, mb(), nnzb(), descr_, vals(), rows(), cols(), dim(),
+                                                  ilu_info_, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+      if (cusparseXbsrilu02_zeroPivot(handle_, ilu_info_, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) return;
+      TRELLIS_CUSPARSE(cusparseDbsrilu02(handle_, dir, mb(), nnzb(), descr_, vals(), rows(), cols(), dim(), ilu_info_,
+                                         CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+      if (cusparseXbsrilu02_zeroPivot(handle_, ilu_info_, &pivot) != CUSPARSE_STATUS_ZERO_PIVOT) pivot = -1;
+    });
+    if (pivot >= 0) {
+      release();
+      throw std::runtime_error("cusparse bsrilu02: zero pivot in block row " + std::to_string(pivot));
+    }
+    lower_analysis_ = fenced_seconds([&] {
+      TRELLIS_CUSPARSE(cusparseDbsrsv2_analysis(handle_, dir, CUSPARSE_OPERATION_NON_TRANSPOSE, mb(), nnzb(),
+                                                lower_descr_, vals(), rows(), cols(), dim(), sv_info_,
+                                                CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+    });
+  }
+  ~CusparseBsrIlu0() { release(); }
+  CusparseBsrIlu0(const CusparseBsrIlu0&) = delete;
+  CusparseBsrIlu0& operator=(const CusparseBsrIlu0&) = delete;
+
+  /// x = L^{-1} b with the factor's unit lower triangle.
+  void lower_solve(CudaConstVector b, CudaVector x) {
+    const double one = 1;
+    TRELLIS_CUSPARSE(cusparseDbsrsv2_solve(handle_, dir, CUSPARSE_OPERATION_NON_TRANSPOSE, mb(), nnzb(), &one,
+                                           lower_descr_, vals(), rows(), cols(), dim(), sv_info_, b.data(), x.data(),
+                                           CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer_));
+  }
+  double factor_seconds() const { return factor_; }
+  double lower_analysis_seconds() const { return lower_analysis_; }
+
+ private:
+  static constexpr cusparseDirection_t dir = CUSPARSE_DIRECTION_ROW;
+  int mb() const { return A_.num_block_rows; }
+  int nnzb() const { return int(A_.nnz_blocks()); }
+  int dim() const { return A_.block_size; }
+  const int* rows() const { return A_.row_map.data(); }
+  const int* cols() const { return A_.entries.data(); }
+  double* vals() const { return values_.data(); }
+  void release() {
+    if (buffer_) cudaFree(buffer_);
+    if (sv_info_) cusparseDestroyBsrsv2Info(sv_info_);
+    if (ilu_info_) cusparseDestroyBsrilu02Info(ilu_info_);
+    if (lower_descr_) cusparseDestroyMatDescr(lower_descr_);
+    if (descr_) cusparseDestroyMatDescr(descr_);
+    buffer_ = nullptr, sv_info_ = nullptr, ilu_info_ = nullptr, lower_descr_ = nullptr, descr_ = nullptr;
+  }
+  cusparseHandle_t handle_;
+  BsrMatrix<double, DefaultDevice> A_;  // keeps the pattern alive
+  Kokkos::View<double*, DefaultDevice> values_;
+  cusparseMatDescr_t descr_ = nullptr, lower_descr_ = nullptr;
+  bsrilu02Info_t ilu_info_ = nullptr;
+  bsrsv2Info_t sv_info_ = nullptr;
+  void* buffer_ = nullptr;
+  double factor_ = 0, lower_analysis_ = 0;
 };
 
 }  // namespace trellis::bench
