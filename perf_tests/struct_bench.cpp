@@ -50,6 +50,7 @@ using bench::JsonArray;
 using bench::JsonObject;
 #ifdef TRELLIS_WITH_CUSPARSE
 using bench::cusparse_ilu0;
+using bench::CusparseBsrIlu0;
 using bench::CusparseIlu0Preconditioner;
 using bench::CusparseLibrary;
 using bench::CusparseSpsv;
