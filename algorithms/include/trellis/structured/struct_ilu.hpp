@@ -209,7 +209,10 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     for (const auto& e : shifts)
       factor_tile = {std::max(factor_tile.x, std::abs(e.hx)), std::max(factor_tile.y, std::abs(e.hy))};
   }
-  structured::assign_tiles(space, factor_layout_, stencil_, factor_tile);
+  if (factor_tile.x == options.tile.x && factor_tile.y == options.tile.y)
+    structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
+  else
+    structured::assign_tiles(space, factor_layout_, stencil_, factor_tile);
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;

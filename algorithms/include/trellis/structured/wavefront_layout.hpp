@@ -83,6 +83,23 @@ inline std::vector<EntryShift> entry_shifts(const Stencil& s, const WavefrontTra
   return out;
 }
 
+/// Point p of an nx x ny grid (numbered x fastest) in wavefront coordinates.
+KOKKOS_INLINE_FUNCTION void wavefront_coordinates(const WavefrontTransform& t, int nx, int ny, long p, int& hi, int& hj,
+                                                  int& lev) {
+  const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
+  hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
+}
+
+/// A fresh copy of L's sweep progress (flags, ticket) sharing its tiles and
+/// layout: two objects that sweep in turn must not share flags, whose
+/// values count each object's own sweeps.
+template <class Device>
+void fresh_progress(WavefrontLayout<Device>& L) {
+  L.flags = Kokkos::View<long long*, Device>("trellis::structilu::tile_flags", size_t(L.tiles_x) * L.tiles_y);
+  L.ticket = Kokkos::View<int, Device>("trellis::structilu::ticket");
+  L.epoch = 0;
+}
+
 /// Cuts the (î, ĵ) plane of L into tiles of the given shape (0: the
 /// backend's default): the tile grid, each tile's levels, the ticket order
 /// and the flags. The layout itself (base, position) does not depend on it.
@@ -112,8 +129,8 @@ void assign_tiles(const typename Device::execution_space& space, WavefrontLayout
   const auto first_level = L.first_level, last_level = L.last_level;
   Kokkos::parallel_for(
       "trellis::structilu::tile_levels", Kokkos::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
-        const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
-        const int hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
+        int hi, hj, lev;
+        wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         const int tile_id = (hj / ts.y) * tiles_x + hi / ts.x;
         Kokkos::atomic_fetch_min(&first_level(tile_id), lev);
         Kokkos::atomic_fetch_max(&last_level(tile_id), lev);
@@ -143,9 +160,7 @@ void assign_tiles(const typename Device::execution_space& space, WavefrontLayout
   L.order = Kokkos::View<int*, Device>("trellis::structilu::tile_order", tiles.size());
   Kokkos::deep_copy(space, L.order,
                     Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tiles.data(), tiles.size()));
-  L.flags = Kokkos::View<long long*, Device>("trellis::structilu::tile_flags", h_first.extent(0));
-  L.ticket = Kokkos::View<int, Device>("trellis::structilu::ticket");
-  L.epoch = 0;
+  fresh_progress(L);
   space.fence();  // `tiles` leaves scope
 }
 
@@ -169,14 +184,10 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
   Kokkos::View<long*, Device> count(Kokkos::view_alloc(space, "trellis::structilu::layout_count"), cells);
   Kokkos::View<int*, Device> first_hat(Kokkos::view_alloc(space, "trellis::structilu::layout_first"), cells);
   Kokkos::deep_copy(space, first_hat, INT_MAX);
-  auto hat = [=] KOKKOS_FUNCTION(long p, int& hi, int& hj, int& lev) {
-    const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
-    hi = t.hat_x(i, j, k), hj = t.hat_y(j, k), lev = t.level(i, j, k);
-  };
   Kokkos::parallel_for(
       "trellis::structilu::layout_count", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
         int hi, hj, lev;
-        hat(p, hi, hj, lev);
+        wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         const long cell = long(lev) * H + hj;
         Kokkos::atomic_increment(&count(cell));
         Kokkos::atomic_fetch_min(&first_hat(cell), hi);
@@ -196,7 +207,7 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
   Kokkos::parallel_for(
       "trellis::structilu::layout_position", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
         int hi, hj, lev;
-        hat(p, hi, hj, lev);
+        wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         position(p) = ordinal_t(base(long(lev) * H + hj) + hi);
       });
   space.fence();  // count and first_hat leave scope
