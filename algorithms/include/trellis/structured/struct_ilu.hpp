@@ -53,8 +53,8 @@ struct NameTable<StructIluKind> {
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
   ilu::PivotOptions pivots;  // tiny pivots: error (default) or boost
-  // lines per team; {0, 0}: the backend's default (for the factorization
-  // at dof > 1 on GPUs, about 256 / dof lines)
+  // lines per team; {0, 0}: the backend's default (at dof > 1 on GPUs,
+  // about 256 / dof lines: a point runs as dof threads)
   structured::TileShape tile;
 };
 
