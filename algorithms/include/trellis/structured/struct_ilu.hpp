@@ -53,8 +53,8 @@ struct NameTable<StructIluKind> {
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
   ilu::PivotOptions pivots;  // tiny pivots: error (default) or boost
-  // lines per team; {0, 0}: the backend's default (for the factorization
-  // at dof > 1 on GPUs, about 256 / dof lines)
+  // lines per team; {0, 0}: the backend's default (at dof > 1 on GPUs,
+  // about 256 / dof lines: a point runs as dof threads)
   structured::TileShape tile;
 };
 
@@ -113,7 +113,6 @@ class StructIlu {
   int dof_ = 1;
   std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check refactor()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
-  structured::WavefrontLayout<Device> factor_layout_;   // layout_ with the factorization's tiles
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
@@ -198,21 +197,15 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     throw InputError(std::string("structilu:") + to_string(options.kind) +
                      ": the matrix is not symmetric (IC needs A = Aᵀ); use ilu0 or ilu1");
   auto t0 = now();
-  layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, options.tile);
-  const auto shifts = structured::entry_shifts(stencil_, layout_.transform);
-  // The factorization's own tiles (the layout is shared): on GPUs a point
-  // of dof > 1 runs as dof threads, so tiles of about 256 / dof lines.
-  factor_layout_ = layout_;
-  structured::TileShape factor_tile = options.tile;
+  const auto shifts = structured::entry_shifts(stencil_, stencil_.wavefront(grid_[0], grid_[1], grid_[2]));
+  // On GPUs a point of dof > 1 runs as dof threads (factorization and
+  // solves), so the default tile holds about 256 / dof lines.
+  structured::TileShape tile = options.tile;
   if (dof_ > 1 && !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0) {
-    factor_tile = {16, std::max(2, 256 / (16 * dof_))};
-    for (const auto& e : shifts)
-      factor_tile = {std::max(factor_tile.x, std::abs(e.hx)), std::max(factor_tile.y, std::abs(e.hy))};
+    tile = {16, std::max(2, 256 / (16 * dof_))};
+    for (const auto& e : shifts) tile = {std::max(tile.x, std::abs(e.hx)), std::max(tile.y, std::abs(e.hy))};
   }
-  if (factor_tile.x == options.tile.x && factor_tile.y == options.tile.y)
-    structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
-  else
-    structured::assign_tiles(space, factor_layout_, stencil_, factor_tile);
+  layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;
@@ -274,7 +267,7 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
   structured::detail::PivotReport report;
   structured::detail::with_block_size(dof_, [&](auto B) {
     report = structured::detail::factor<decltype(B)::value>(
-        space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
+        space, layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
         Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_), row_scale_,
         options_.pivots.tolerance, options_.pivots.boost);
   });

@@ -227,7 +227,7 @@ struct SweepPoint {
 /// loads overlap it; bodies that have nothing to prefetch use NoPrefetch.
 struct NoPrefetch {
   struct State {};
-  KOKKOS_INLINE_FUNCTION State operator()(const SweepPoint&) const { return {}; }
+  KOKKOS_INLINE_FUNCTION State operator()(const SweepPoint&, int) const { return {}; }
 };
 
 /// A team kernel that takes its team size as an argument (one functor type
@@ -256,7 +256,7 @@ Finish<F> finish_with(const F& f) {
   return Finish<F>{f};
 }
 
-/// Runs body(point, prefetch(point), lane) for lane = 0 .. lanes-1, then
+/// Runs body(point, prefetch(point, lane), lane) for lane = 0 .. lanes-1, then
 /// finish(point), on every grid point, in the forward (increasing levels)
 /// or backward sweep order, each point after all points it may depend on
 /// (see the header comment). On GPUs a point's lanes are threads of the
@@ -275,7 +275,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
-  using State = decltype(prefetch(SweepPoint{}));
+  using State = decltype(prefetch(SweepPoint{}, 0));
   if (L.num_tiles == 0) return;
   const long long stride = L.levels + 1, start = (++L.epoch) * stride;
   const int levels = L.levels, tiles_x = L.tiles_x, tiles_y = L.tiles_y, num_tiles = L.num_tiles, H = L.height;
@@ -347,7 +347,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
         const bool mine = point_of(line, lev, p);
         State state{};
-        if (mine) state = prefetch(p);
+        if (mine) state = prefetch(p, lane);
         Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
         m.team_barrier();
         if (mine) body(p, state, lane);
@@ -361,8 +361,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
           SweepPoint p;
           if (!point_of(line, lev, p)) return;
-          const State state = prefetch(p);
-          for (int lane = 0; lane < lanes; ++lane) body(p, state, lane);
+          for (int lane = 0; lane < lanes; ++lane) body(p, prefetch(p, lane), lane);
           if (FinishStep::active) finish(p);
         });
         m.team_barrier();

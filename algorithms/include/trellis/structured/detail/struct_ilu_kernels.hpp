@@ -171,21 +171,23 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   return report;
 }
 
-/// What a triangular sweep loads before its point's wait: the right-hand
-/// side, the neighbours' positions, and the first entries' blocks (as many
-/// as fit 16 values, so they stay in registers).
+/// What a lane of a triangular sweep loads before its point's wait: its
+/// row of the right-hand side, the neighbours' positions, and its row of
+/// the first entries' blocks (as many as fit 16 values, in registers).
 template <int B, class Scalar>
 struct SweepState {
-  static constexpr int max_entries = 16;                                // positions kept
-  static constexpr int blocks = 16 / (B * B) < 13 ? 16 / (B * B) : 13;  // blocks kept
-  Scalar rhs[B];
+  static constexpr int max_entries = 16;                    // positions kept
+  static constexpr int blocks = 16 / B < 13 ? 16 / B : 13;  // block rows kept
+  Scalar rhs;
   int q[max_entries];  // layout positions (< points, which fit an int)
-  Scalar block[blocks > 0 ? blocks* B* B : 1];
+  Scalar row[blocks * B];
 };
 
 /// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
 /// the centre entry holding U's inverse diagonal blocks), in place, layout
-/// order, B values per point.
+/// order, B values per point. A point runs as B lanes (seed 003's DoF
+/// threads per grid point), lane r computing row r; in the backward sweep
+/// one lane then applies the inverse diagonal block to the B rows.
 template <int B, class Scalar, class Device>
 void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                       const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
@@ -195,9 +197,9 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
-  auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p)->State {
+  auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p, int r)->State {
     State st;
-    for (int r = 0; r < B; ++r) st.rhs[r] = x(p.position * B + r);
+    st.rhs = x(p.position * B + r);
 #pragma unroll
     for (int e = 0; e < State::max_entries; ++e)
       if (e0 + e < e1)
@@ -205,44 +207,45 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
 #pragma unroll
     for (int e = 0; e < State::blocks; ++e)
       if (e0 + e < e1 && st.q[e] >= 0)
-        for (int c = 0; c < B; ++c)
-          for (int r = 0; r < B; ++r) st.block[(e * B + c) * B + r] = values(F.at(e0 + e, p.position, r, c));
+        for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at(e0 + e, p.position, r, c));
     return st;
   };
-  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int) {
-    Scalar acc[B];
-    for (int r = 0; r < B; ++r) acc[r] = st.rhs[r];
+  // Row r of the point: rhs - sum over the half's entries of A(p,q) x(q);
+  // the backward sweep with B = 1 also applies U's inverse diagonal.
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r) {
+    Scalar acc = st.rhs;
 #pragma unroll
     for (int e = 0; e < State::max_entries; ++e) {
       if (e0 + e >= e1 || st.q[e] < 0) continue;
       Scalar xq[B];
       for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
       for (int c = 0; c < B; ++c)
-        for (int r = 0; r < B; ++r)
-          acc[r] -= (e < State::blocks ? st.block[((e < State::blocks ? e : 0) * B + c) * B + r]
-                                       : values(F.at(e0 + e, p.position, r, c))) *
-                    xq[c];
+        acc -=
+            (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
+            xq[c];
     }
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // stencils beyond 16 entries per half
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
-      Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
-      for (int c = 0; c < B; ++c)
-        for (int r = 0; r < B; ++r) acc[r] -= values(F.at(e, p.position, r, c)) * xq[c];
+      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * Kokkos::volatile_load(&x(q * B + c));
     }
-    if (lower) {
-      for (int r = 0; r < B; ++r) x(p.position * B + r) = acc[r];
-    } else {
-      for (int r = 0; r < B; ++r) {
-        Scalar s = 0;
-        for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
-        x(p.position * B + r) = s;
-      }
+    x(p.position * B + r) = lower || B > 1 ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
+  };
+  // Backward sweep, B > 1: x(p) = U(p,p)^{-1} (the B rows the lanes left)
+  auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) {
+    Scalar acc[B];
+    for (int c = 0; c < B; ++c) acc[c] = Kokkos::volatile_load(&x(p.position * B + c));
+    for (int r = 0; r < B; ++r) {
+      Scalar s = 0;
+      for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
+      x(p.position * B + r) = s;
     }
   };
-  wavefront_sweep(space, L, lower, lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve",
-                  prefetch, body);
+  const char* label = lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve";
+  if (lower || B == 1)  // not constexpr: nvcc's extended lambdas cannot capture inside one
+    wavefront_sweep(space, L, lower, label, prefetch, body, B);
+  else
+    wavefront_sweep(space, L, lower, label, prefetch, body, B, finish_with(apply_inverse_diagonal));
 }
 
 }  // namespace trellis::structured::detail
