@@ -118,7 +118,8 @@ class StructIlu {
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
-  vector_type row_scale_;  // dof > 1: each block row's largest entry, per row (factorization)
+  vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
+  Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -201,11 +202,15 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, options.tile);
   const auto shifts = structured::entry_shifts(stencil_, layout_.transform);
   // The factorization's own tiles (the layout is shared): on GPUs a point
-  // of dof > 1 runs as dof threads, so tiles of about 256 / dof lines.
+  // of dof > 1 runs as dof threads, so tiles of about 256 / dof lines; at
+  // dof 1 with six or more lower entries a point runs as a thread per
+  // entry (entry_lanes), so tiles of 16 lines.
+  const bool entry_lanes = dof_ == 1 && stencil_.centre() >= 6 && stencil_.size() <= 64;
   factor_layout_ = layout_;
   structured::TileShape factor_tile = options.tile;
-  if (dof_ > 1 && !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0) {
-    factor_tile = {16, std::max(2, 256 / (16 * dof_))};
+  if ((dof_ > 1 || entry_lanes) && !detail::is_host_space<execution_space>() && options.tile.x == 0 &&
+      options.tile.y == 0) {
+    factor_tile = entry_lanes ? structured::TileShape{8, 2} : structured::TileShape{16, std::max(2, 256 / (16 * dof_))};
     for (const auto& e : shifts)
       factor_tile = {std::max(factor_tile.x, std::abs(e.hx)), std::max(factor_tile.y, std::abs(e.hy))};
   }
@@ -233,6 +238,12 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   update_start_ = to_device(start, "trellis::structilu::update_start");
   update_upper_ = to_device(upper, "trellis::structilu::update_upper");
   update_target_ = to_device(target, "trellis::structilu::update_target");
+  if (entry_lanes) {  // upper_for[e * size + t]: the upper entry through which lower entry e updates entry t
+    std::vector<int> upper_for(size_t(stencil_.centre()) * stencil_.size(), -1);
+    for (int e = 0; e < stencil_.centre(); ++e)
+      for (int u = start[e]; u < start[e + 1]; ++u) upper_for[size_t(e) * stencil_.size() + target[u]] = upper[u];
+    upper_for_ = to_device(upper_for, "trellis::structilu::upper_for");
+  }
   factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
   factors_.n = layout_.points();
   factors_.dof = dof_;
@@ -246,7 +257,7 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  if (dof_ > 1)
+  if (dof_ > 1 || entry_lanes)
     row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
                              size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
@@ -275,8 +286,8 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
   structured::detail::with_block_size(dof_, [&](auto B) {
     report = structured::detail::factor<decltype(B)::value>(
         space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
-        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_), row_scale_,
-        options_.pivots.tolerance, options_.pivots.boost);
+        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
+        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;
