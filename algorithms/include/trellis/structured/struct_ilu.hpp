@@ -56,6 +56,10 @@ struct StructIluOptions {
   // lines per team; {0, 0}: the backend's default (for the factorization
   // at dof > 1 on GPUs, about 256 / dof lines)
   structured::TileShape tile;
+  // dof 1 with six or more lower entries: factor a point with a thread per
+  // entry of its row. automatic: on GPUs only (on a CPU core the lanes run
+  // in turn, 3-4x slower).
+  enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -205,7 +209,10 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   // of dof > 1 runs as dof threads, so tiles of about 256 / dof lines; at
   // dof 1 with six or more lower entries a point runs as a thread per
   // entry (entry_lanes), so tiles of 16 lines.
-  const bool entry_lanes = dof_ == 1 && stencil_.centre() >= 6 && stencil_.size() <= 64;
+  using Lanes = StructIluOptions::EntryLanes;
+  const bool entry_lanes = dof_ == 1 && stencil_.centre() >= 6 && stencil_.size() <= 64 &&
+                           (options.entry_lanes == Lanes::on ||
+                            (options.entry_lanes == Lanes::automatic && !detail::is_host_space<execution_space>()));
   factor_layout_ = layout_;
   structured::TileShape factor_tile = options.tile;
   if ((dof_ > 1 || entry_lanes) && !detail::is_host_space<execution_space>() && options.tile.x == 0 &&
