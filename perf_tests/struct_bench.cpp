@@ -18,8 +18,9 @@
 // cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR), b = A 1, tolerance 1e-8.
 //
 //   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
-//                [--solve-scale F] [--reps R] [--quick] [--json FILE]
+//                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off] [--json FILE]
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
+// --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -86,8 +87,8 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
-                       const std::vector<structured::TileShape>& tiles, std::vector<double>& lower_speedups,
-                       std::vector<double>& factor_speedups) {
+                       const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
+                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid{n_side, n_side, n_side};
@@ -109,6 +110,7 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   for (const auto& tile : tiles) {
     StructIluOptions o;
     o.tile = tile;
+    o.entry_lanes = entry_lanes;
     StructIlu<double, Device> M(space, A, o);
     const double f = bench::time_case([&] { M.factor(space); }, policy).median;
     const double l =
@@ -289,6 +291,8 @@ int run(int argc, char** argv) {
   int reps = 10;
   std::string json_path;
   std::vector<structured::TileShape> tiles{{0, 0}};
+  using Lanes = StructIluOptions::EntryLanes;
+  Lanes entry_lanes = Lanes::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--cases")
@@ -311,6 +315,12 @@ int run(int argc, char** argv) {
         tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
                          int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
       }
+    } else if (a == "--entry-lanes") {
+      const std::string v = bench::option_value(argc, argv, i);
+      if (v == "automatic" || v == "on" || v == "off")
+        entry_lanes = v == "on" ? Lanes::on : v == "off" ? Lanes::off : Lanes::automatic;
+      else
+        throw InputError("--entry-lanes: '" + v + "' is not automatic, on or off");
     } else if (a == "--json")
       json_path = bench::option_value(argc, argv, i);
     else
@@ -328,7 +338,7 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, lower_speedups, factor_speedups);
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
       std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());

@@ -137,6 +137,23 @@ TYPED_TEST(StructIluTest, EveryStencilAndDofMatchesTheBlockIlu0Reference) {
     }
 }
 
+TYPED_TEST(StructIluTest, EntryLanesMatchTheReference) {
+  // dof 1 with a thread per row entry in the factorization (automatic on
+  // GPUs, forced here so every backend runs it), incl. ILU(1)'s fill stencil
+  StructIluOptions o;
+  o.entry_lanes = StructIluOptions::EntryLanes::on;
+  for (StencilShape shape : named_shapes)
+    for (const auto& g : std::vector<std::array<int, 3>>{{7, 5, 4}, {13, 11, 9}, {1, 9, 6}}) {
+      const Stencil st(shape);
+      expect_matches_reference<TypeParam>(gallery::stencil_problem(st, g, 1, gallery::StencilPde::dominant, 8), o,
+                                          st.name() + " entry lanes");
+    }
+  o.kind = StructIluKind::ilu1;
+  expect_matches_reference<TypeParam>(
+      gallery::stencil_problem(Stencil(StencilShape::star7), {9, 8, 7}, 1, gallery::StencilPde::dominant, 9), o,
+      "star7 ilu1 entry lanes");
+}
+
 TYPED_TEST(StructIluTest, OddGridsMatchTheReference) {
   const std::vector<std::array<int, 3>> grids = {{1, 1, 1}, {1, 1, 9}, {9, 1, 1},  {1, 9, 1},
                                                  {2, 2, 2}, {3, 1, 5}, {40, 3, 2}, {3, 37, 5}};

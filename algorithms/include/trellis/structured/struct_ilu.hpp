@@ -56,6 +56,10 @@ struct StructIluOptions {
   // lines per team; {0, 0}: the backend's default (at dof > 1 on GPUs,
   // about 256 / dof lines: a point runs as dof threads)
   structured::TileShape tile;
+  // dof 1 with six or more lower entries: factor a point with a thread per
+  // entry of its row. automatic: on GPUs only (on a CPU core the lanes run
+  // in turn, 3-4x slower).
+  enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>
@@ -113,11 +117,13 @@ class StructIlu {
   int dof_ = 1;
   std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check refactor()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
+  structured::WavefrontLayout<Device> factor_layout_;   // layout_, or its entry-lane tiles
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
-  vector_type row_scale_;  // dof > 1: each block row's largest entry, per row (factorization)
+  vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
+  Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -198,14 +204,28 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
                      ": the matrix is not symmetric (IC needs A = Aᵀ); use ilu0 or ilu1");
   auto t0 = now();
   const auto shifts = structured::entry_shifts(stencil_, stencil_.wavefront(grid_[0], grid_[1], grid_[2]));
+  auto reaching = [&](structured::TileShape t) {  // a tile at least as wide as the stencil's reach
+    for (const auto& e : shifts) t = {std::max(t.x, std::abs(e.hx)), std::max(t.y, std::abs(e.hy))};
+    return t;
+  };
+  const bool gpu_default_tile =
+      !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0;
   // On GPUs a point of dof > 1 runs as dof threads (factorization and
   // solves), so the default tile holds about 256 / dof lines.
   structured::TileShape tile = options.tile;
-  if (dof_ > 1 && !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0) {
-    tile = {16, std::max(2, 256 / (16 * dof_))};
-    for (const auto& e : shifts) tile = {std::max(tile.x, std::abs(e.hx)), std::max(tile.y, std::abs(e.hy))};
-  }
+  if (dof_ > 1 && gpu_default_tile) tile = reaching({16, std::max(2, 256 / (16 * dof_))});
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
+  // At dof 1 with six or more lower entries the factorization runs a point
+  // as a thread per entry (entry_lanes): its own tiles of 16 lines.
+  using Lanes = StructIluOptions::EntryLanes;
+  const bool entry_lanes = dof_ == 1 && stencil_.centre() >= 6 && stencil_.size() <= 64 &&
+                           (options.entry_lanes == Lanes::on ||
+                            (options.entry_lanes == Lanes::automatic && !detail::is_host_space<execution_space>()));
+  factor_layout_ = layout_;
+  if (entry_lanes && gpu_default_tile)
+    structured::assign_tiles(space, factor_layout_, stencil_, reaching({8, 2}));
+  else
+    structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;
@@ -226,6 +246,12 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   update_start_ = to_device(start, "trellis::structilu::update_start");
   update_upper_ = to_device(upper, "trellis::structilu::update_upper");
   update_target_ = to_device(target, "trellis::structilu::update_target");
+  if (entry_lanes) {  // upper_for[e * size + t]: the upper entry through which lower entry e updates entry t
+    std::vector<int> upper_for(size_t(stencil_.centre()) * stencil_.size(), -1);
+    for (int e = 0; e < stencil_.centre(); ++e)
+      for (int u = start[e]; u < start[e + 1]; ++u) upper_for[size_t(e) * stencil_.size() + target[u]] = upper[u];
+    upper_for_ = to_device(upper_for, "trellis::structilu::upper_for");
+  }
   factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
   factors_.n = layout_.points();
   factors_.dof = dof_;
@@ -239,7 +265,7 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  if (dof_ > 1)
+  if (dof_ > 1 || entry_lanes)
     row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
                              size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
@@ -267,9 +293,9 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
   structured::detail::PivotReport report;
   structured::detail::with_block_size(dof_, [&](auto B) {
     report = structured::detail::factor<decltype(B)::value>(
-        space, layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
-        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_), row_scale_,
-        options_.pivots.tolerance, options_.pivots.boost);
+        space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
+        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
+        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;

@@ -256,11 +256,13 @@ Finish<F> finish_with(const F& f) {
   return Finish<F>{f};
 }
 
-/// Runs body(point, prefetch(point, lane), lane) for lane = 0 .. lanes-1, then
-/// finish(point), on every grid point, in the forward (increasing levels)
-/// or backward sweep order, each point after all points it may depend on
-/// (see the header comment). On GPUs a point's lanes are threads of the
-/// team (lines x lanes threads), with a barrier before finish.
+/// Runs body(point, prefetch(point, lane), lane, phase) for phase = 0 ..
+/// phases-1, each for lane = 0 .. lanes-1, then finish(point), on every
+/// grid point, in the forward (increasing levels) or backward sweep order,
+/// each point after all points it may depend on (see the header comment).
+/// On GPUs a point's lanes are threads of the team (lines x lanes threads),
+/// with a barrier after each phase: a phase sees what every lane of the
+/// point wrote in the phases before it.
 ///
 /// Per level and team: every thread prefetches its point; one thread
 /// publishes the previous level (release fence, flag), waits for the
@@ -271,7 +273,7 @@ Finish<F> finish_with(const F& f) {
 template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
                      const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
-                     const FinishStep& finish = FinishStep()) {
+                     const FinishStep& finish = FinishStep(), int phases = 1) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
@@ -350,8 +352,10 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         if (mine) state = prefetch(p, lane);
         Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
         m.team_barrier();
-        if (mine) body(p, state, lane);
-        m.team_barrier();
+        for (int phase = 0; phase < phases; ++phase) {
+          if (mine) body(p, state, lane, phase);
+          m.team_barrier();
+        }
         if (FinishStep::active) {
           if (mine && lane == 0) finish(p);
           m.team_barrier();
@@ -361,7 +365,8 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
           SweepPoint p;
           if (!point_of(line, lev, p)) return;
-          for (int lane = 0; lane < lanes; ++lane) body(p, prefetch(p, lane), lane);
+          for (int phase = 0; phase < phases; ++phase)
+            for (int lane = 0; lane < lanes; ++lane) body(p, prefetch(p, lane), lane, phase);
           if (FinishStep::active) finish(p);
         });
         m.team_barrier();

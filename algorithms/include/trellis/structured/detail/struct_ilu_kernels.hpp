@@ -64,7 +64,8 @@ template <int B, class Scalar, class Device>
 PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                    const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
                    Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
-                   Kokkos::View<Scalar*, Device> row_scale, double tolerance, double boost) {
+                   Kokkos::View<const int*, Device> upper_for, Kokkos::View<Scalar*, Device> row_scale,
+                   double tolerance, double boost) {
   Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
   Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
   Kokkos::deep_copy(space, first, LLONG_MAX);
@@ -142,14 +143,63 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int r = 0; r < B; ++r)
       for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
   };
-  if (B == 1) {  // not constexpr: nvcc's extended lambdas cannot capture inside one
+  // DoF 1 with many lower entries: a lane per entry of the row (the paper's
+  // intra-row parallelism). Phase 0 takes the row's scale; then per lower
+  // entry e, lane e forms L(p,q) and every lane t that e updates subtracts
+  // L(p,q) U(q,t-e) from its entry, the targets in parallel and each in the
+  // IKJ order; the last phase inverts the pivot.
+  const bool entry_lanes = B == 1 && upper_for.extent(0) > 0;
+  auto entry_lane_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int t, int phase) {
+    const long pos = pt.position;
+    auto q_of = [&](int e) {
+      return neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
+    };
+    if (phase == 0 || phase == 2 * centre + 1) {
+      if (t != centre) return;
+      if (phase == 0) {
+        Scalar scale = 0;
+        for (int e = 0; e < entries; ++e) {
+          if (q_of(e) < 0) continue;
+          const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, 0, 0)));
+          scale = v > scale ? v : scale;
+        }
+        row_scale(pos) = scale;
+      } else {
+        invert_centre(pt, Kokkos::volatile_load(&row_scale(pos)));
+      }
+      return;
+    }
+    const int e = (phase - 1) / 2;
+    const long q = q_of(e);
+    if (q < 0) return;
+    if ((phase - 1) % 2 == 0) {  // L(p,q) = A(p,q) U(q,q)^{-1}
+      if (t == e)
+        values(F.at(e, pos, 0, 0)) =
+            Kokkos::volatile_load(&values(F.at(e, pos, 0, 0))) * Kokkos::volatile_load(&values(F.at(centre, q, 0, 0)));
+      return;
+    }
+    const int ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
+    if (ue < 0) return;
+    const EntryShift se = shifts(e), su = shifts(ue);
+    const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
+    if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return;
+    const Scalar prod =
+        Kokkos::volatile_load(&values(F.at(e, pos, 0, 0))) * Kokkos::volatile_load(&values(F.at(ue, q, 0, 0)));
+    values(F.at(t, pos, 0, 0)) = Kokkos::volatile_load(&values(F.at(t, pos, 0, 0))) - prod;
+  };
+  if (entry_lanes) {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int) { invert_centre(pt, eliminate_row(pt, 0)); });
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int t, int phase) { entry_lane_step(pt, t, phase); },
+        entries, NoFinish(), 2 * centre + 2);
+  } else if (B == 1) {  // not constexpr: nvcc's extended lambdas cannot capture inside one
+    wavefront_sweep(
+        space, L, true, "trellis::structilu::factor", NoPrefetch(),
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int, int) { invert_centre(pt, eliminate_row(pt, 0)); });
   } else {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r) {
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) {
           row_scale(pt.position * B + r) = eliminate_row(pt, r);
         },
         B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
@@ -212,7 +262,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   };
   // Row r of the point: rhs - sum over the half's entries of A(p,q) x(q);
   // the backward sweep with B = 1 also applies U's inverse diagonal.
-  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r) {
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
 #pragma unroll
     for (int e = 0; e < State::max_entries; ++e) {
