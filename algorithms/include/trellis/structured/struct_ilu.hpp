@@ -56,9 +56,9 @@ struct StructIluOptions {
   // lines per team; {0, 0}: the backend's default (at dof > 1 on GPUs,
   // about 256 / dof lines: a point runs as dof threads)
   structured::TileShape tile;
-  // dof 1 with six or more lower entries: factor a point with a thread per
-  // entry of its row. automatic: on GPUs only (on a CPU core the lanes run
-  // in turn, 3-4x slower).
+  // dof 1: factor a point with a thread per entry of its row. automatic:
+  // on GPUs, for ten or more lower entries (Diamond-25P, Box-27P); on a CPU
+  // core the lanes run in turn, 3-4x slower.
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
 };
 
@@ -124,6 +124,7 @@ class StructIlu {
   mutable vector_type work_;
   vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
   Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
+  vector_type inverse_work_;              // dof > 1: the lanes' Gauss-Jordan rows, per line of the factor tiles
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -208,19 +209,20 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     for (const auto& e : shifts) t = {std::max(t.x, std::abs(e.hx)), std::max(t.y, std::abs(e.hy))};
     return t;
   };
-  const bool gpu_default_tile =
-      !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0;
+  const bool gpu_default_tile = !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0;
   // On GPUs a point of dof > 1 runs as dof threads (factorization and
   // solves), so the default tile holds about 256 / dof lines.
   structured::TileShape tile = options.tile;
   if (dof_ > 1 && gpu_default_tile) tile = reaching({16, std::max(2, 256 / (16 * dof_))});
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
-  // At dof 1 with six or more lower entries the factorization runs a point
-  // as a thread per entry (entry_lanes): its own tiles of 16 lines.
+  // At dof 1 with ten or more lower entries the factorization runs a point
+  // as a thread per entry (entry_lanes; measured on an H200: box27 1.24x,
+  // diamond25 1.13x faster, star13 2x slower): its own tiles of 16 lines.
   using Lanes = StructIluOptions::EntryLanes;
-  const bool entry_lanes = dof_ == 1 && stencil_.centre() >= 6 && stencil_.size() <= 64 &&
-                           (options.entry_lanes == Lanes::on ||
-                            (options.entry_lanes == Lanes::automatic && !detail::is_host_space<execution_space>()));
+  const bool entry_lanes =
+      dof_ == 1 && stencil_.size() <= 64 &&
+      (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic && stencil_.centre() >= 10 &&
+                                            !detail::is_host_space<execution_space>()));
   factor_layout_ = layout_;
   if (entry_lanes && gpu_default_tile)
     structured::assign_tiles(space, factor_layout_, stencil_, reaching({8, 2}));
@@ -265,6 +267,10 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
+  if (dof_ > 1)  // two buffers of dof rows [A | I] and a status word, per line
+    inverse_work_ = vector_type(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::structilu::inverse_work")),
+        size_t(factor_layout_.line_slots()) * 2 * (size_t(dof_) * 2 * dof_ + 1));
   if (dof_ > 1 || entry_lanes)
     row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
                              size_t(factors_.n) * dof_);
@@ -295,7 +301,8 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
     report = structured::detail::factor<decltype(B)::value>(
         space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
         Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
-        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
+        Kokkos::View<const int*, Device>(upper_for_), row_scale_, inverse_work_, options_.pivots.tolerance,
+        options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;
