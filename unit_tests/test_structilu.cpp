@@ -156,8 +156,8 @@ TYPED_TEST(StructIluTest, EntryLanesMatchTheReference) {
 }
 
 TYPED_TEST(StructIluTest, DiagonalBlocksNeedingRowSwapsMatchTheReference) {
-  // every diagonal block's rows rotated by one: the lanes' Gauss-Jordan
-  // inversion pivots (swaps rows) at every column
+  // every diagonal block's rows rotated by one: the block inversion
+  // pivots (swaps rows) at every column
   for (StencilShape shape : {StencilShape::star7, StencilShape::box27})
     for (int dof : {2, 3, 5, 8}) {
       const Stencil st(shape);

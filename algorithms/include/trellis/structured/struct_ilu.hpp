@@ -124,7 +124,6 @@ class StructIlu {
   mutable vector_type work_;
   vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
   Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
-  vector_type inverse_work_;              // dof > 1: the lanes' Gauss-Jordan rows, per line of the factor tiles
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -267,10 +266,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  if (dof_ > 1)  // two buffers of dof rows [A | I] and a status word, per line
-    inverse_work_ = vector_type(
-        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::structilu::inverse_work")),
-        size_t(factor_layout_.line_slots()) * 2 * (size_t(dof_) * 2 * dof_ + 1));
   if (dof_ > 1 || entry_lanes)
     row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
                              size_t(factors_.n) * dof_);
@@ -301,8 +296,7 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
     report = structured::detail::factor<decltype(B)::value>(
         space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
         Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
-        Kokkos::View<const int*, Device>(upper_for_), row_scale_, inverse_work_, options_.pivots.tolerance,
-        options_.pivots.boost);
+        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;

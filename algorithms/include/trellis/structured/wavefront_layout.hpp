@@ -67,7 +67,6 @@ struct WavefrontLayout {
   long long epoch = 0;  // sweeps run so far: flags never need a reset
 
   long points() const { return long(grid[0]) * grid[1] * grid[2]; }
-  long line_slots() const { return long(tiles_x) * tiles_y * tile.x * tile.y; }  // SweepPoint::slot < this
 };
 
 /// The default tile: a 128-thread block of 32 x 4 lines on GPUs; on host
@@ -221,7 +220,6 @@ struct SweepPoint {
   int hi, hj;     // wavefront coordinates
   int level;      //
   long position;  // in the layout
-  int slot;       // tile * lines + line: the point's line, for per-line work space (lines() x num_tiles)
 };
 
 /// What a body needs no other point for (its matrix values, its right-hand
@@ -315,7 +313,6 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       p.i = p.hi - t.a * p.j - t.b * p.k;
       if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) return false;
       p.position = long(base(long(lev) * H + p.hj) + p.hi);
-      p.slot = tile_id * lines + line;
       return true;
     };
     // The flags last seen (only the waiting thread's copy is used): a

@@ -58,15 +58,14 @@ struct PivotReport {
 /// For B > 1 a point runs as B lanes (seed 003's intra-element
 /// parallelism): lane r eliminates row r of every block of the block row,
 /// B^2 work per block product instead of B^3, and records its row's largest
-/// entry in row_scale; then the lanes invert the diagonal block together,
-/// one Gauss-Jordan column per phase (see gauss_jordan_step). The
+/// entry in row_scale; then one lane inverts the diagonal block. The
 /// arithmetic per entry is the same as one thread doing all rows.
 template <int B, class Scalar, class Device>
 PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                    const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
                    Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
                    Kokkos::View<const int*, Device> upper_for, Kokkos::View<Scalar*, Device> row_scale,
-                   Kokkos::View<Scalar*, Device> inverse_work, double tolerance, double boost) {
+                   double tolerance, double boost) {
   Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
   Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
   Kokkos::deep_copy(space, first, LLONG_MAX);
@@ -144,68 +143,6 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int r = 0; r < B; ++r)
       for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
   };
-  // B > 1: the diagonal block inverted by its B lanes, block_invert's
-  // Gauss-Jordan (partial pivoting, the same operations in the same order,
-  // so the same bits) with lane r forming row r of [A | I] at each column.
-  // Per line, two buffers of B rows [A | I] and a status word each: phase c
-  // reads buffer c % 2 and writes buffer (c + 1) % 2, so one barrier per
-  // column suffices. Once a pivot fails the rows are zero (the inverse
-  // written is zero, the dependants finish; the error is raised after).
-  constexpr int row_words = 2 * B, buffer_words = B * row_words + 1;
-  enum : int { gj_ok = 0, gj_boosted = 1, gj_failed = 2 };
-  auto gauss_jordan_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r, int c) {
-    Scalar* const in = &inverse_work(size_t(pt.slot) * 2 * buffer_words + size_t(c % 2) * buffer_words);
-    Scalar* const out = &inverse_work(size_t(pt.slot) * 2 * buffer_words + size_t((c + 1) % 2) * buffer_words);
-    const int before = c == 0 ? gj_ok : int(in[B * row_words]);
-    Scalar row[2 * B];
-    int status = before == gj_failed ? gj_failed : gj_ok;
-    if (status != gj_failed) {
-      Scalar scale = 0;  // the block row's largest entry before elimination
-      for (int x = 0; x < B; ++x) {
-        const Scalar v = row_scale(pt.position * B + x);
-        scale = v > scale ? v : scale;
-      }
-      const Scalar unit = scale > 0 ? scale : Scalar(1);
-      const Scalar tiny = Scalar(tolerance) * unit;
-      int p = c;
-      for (int x = c + 1; x < B; ++x)
-        if (Kokkos::Experimental::fabs(in[x * row_words + c]) > Kokkos::Experimental::fabs(in[p * row_words + c]))
-          p = x;
-      Scalar piv = in[p * row_words + c];
-      if (!Kokkos::Experimental::isfinite(piv) || (Kokkos::Experimental::fabs(piv) <= tiny && !(boost > 0))) {
-        status = gj_failed;
-        if (r == 0) {
-          const long point = pt.i + long(nx) * (pt.j + long(ny) * pt.k);
-          Kokkos::atomic_fetch_min(&first(),
-                                   (long long)(point)*16 + c * 2 + (Kokkos::Experimental::isfinite(piv) ? 0 : 1));
-        }
-      } else {
-        const bool boosted_here = Kokkos::Experimental::fabs(piv) <= tiny;
-        if (boosted_here) {
-          piv = piv < 0 ? -Scalar(boost) * unit : Scalar(boost) * unit;
-          if (r == 0 && before != gj_boosted) Kokkos::atomic_increment(&boosted());
-        }
-        status = boosted_here || before == gj_boosted ? gj_boosted : gj_ok;
-        const Scalar s = Scalar(1) / piv;
-        auto pivot_value = [&](int k) { return (k == c && boosted_here ? piv : in[p * row_words + k]) * s; };
-        if (r == c) {
-          for (int k = 0; k < 2 * B; ++k) row[k] = pivot_value(k);
-        } else {
-          const Scalar* old = &in[(r == p ? c : r) * row_words];  // rows c and p swapped
-          const Scalar f = old[c];
-          for (int k = 0; k < 2 * B; ++k) row[k] = old[k] - f * pivot_value(k);
-        }
-      }
-    }
-    if (status == gj_failed)
-      for (int k = 0; k < 2 * B; ++k) row[k] = 0;
-    if (c + 1 < B) {
-      for (int k = 0; k < 2 * B; ++k) out[r * row_words + k] = row[k];
-      if (r == 0) out[B * row_words] = Scalar(status);
-    } else {
-      for (int k = 0; k < B; ++k) values(F.at(centre, pt.position, r, k)) = row[B + k];
-    }
-  };
   // DoF 1 with many lower entries: a lane per entry of the row (the paper's
   // intra-row parallelism). Phase 0 takes the row's scale; then per lower
   // entry e, lane e forms L(p,q) and every lane t that e updates subtracts
@@ -259,19 +196,20 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int, int) { invert_centre(pt, eliminate_row(pt, 0)); });
-  } else {  // phase 0: elimination; phase 1 + c: Gauss-Jordan column c
+  } else {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int phase) {
-          if (phase > 0) return gauss_jordan_step(pt, r, phase - 1);
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) {
           row_scale(pt.position * B + r) = eliminate_row(pt, r);
-          Scalar* const in = &inverse_work(size_t(pt.slot) * 2 * buffer_words);
-          for (int k = 0; k < B; ++k) {  // row r of [A | I]
-            in[r * row_words + k] = values(F.at(centre, pt.position, r, k));
-            in[r * row_words + B + k] = k == r ? Scalar(1) : Scalar(0);
-          }
         },
-        B, NoFinish(), B + 1);
+        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
+          Scalar scale = 0;
+          for (int r = 0; r < B; ++r) {
+            const Scalar v = Kokkos::volatile_load(&row_scale(pt.position * B + r));
+            scale = v > scale ? v : scale;
+          }
+          invert_centre(pt, scale);
+        }));
   }
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
