@@ -291,6 +291,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   // progress(lev): the flag value once the sweep has finished level lev
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
+  const bool on_host = detail::is_host_space<exec>();
   auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
     int my_ticket = 0;
     Kokkos::single(
@@ -342,6 +343,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
     };
     const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+    const bool strided = !on_host && team != lines * lanes && team >= lanes && team % lanes == 0;
     for (int s = 0; s <= l1 - l0; ++s) {
       const int lev = forward ? l0 + s : l1 - s;
       if (team == lines * lanes) {
@@ -358,6 +360,24 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         }
         if (FinishStep::active) {
           if (mine && lane == 0) finish(p);
+          m.team_barrier();
+        }
+      } else if (strided) {  // groups of lanes threads, each walking lines group, group + groups, ...
+        const int groups = team / lanes, group = m.team_rank() / lanes, lane = m.team_rank() % lanes;
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+        m.team_barrier();
+        for (int phase = 0; phase < phases; ++phase) {
+          for (int line = group; line < lines; line += groups) {
+            SweepPoint p;
+            if (point_of(line, lev, p)) body(p, prefetch(p, lane), lane, phase);
+          }
+          m.team_barrier();
+        }
+        if (FinishStep::active) {
+          for (int line = group; line < lines && lane == 0; line += groups) {
+            SweepPoint p;
+            if (point_of(line, lev, p)) finish(p);
+          }
           m.team_barrier();
         }
       } else {
@@ -378,12 +398,16 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
     });
   };
-  // A point's lanes as threads when the team fits the kernel's registers
-  // (user tiles can ask for more), else each thread runs whole points.
+  // A point's lanes as threads when the team fits the kernel's registers;
+  // a user tile can ask for more: then groups of lanes threads take several
+  // lines each (strided), else each thread runs whole points.
   TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
   if (!detail::is_host_space<exec>()) {
     const int most = policy(space, 1, 1).team_size_max(launch, Kokkos::ParallelForTag());
-    launch.team = lines * lanes <= most ? lines * lanes : (lines < most ? lines : most);
+    launch.team = lines * lanes <= most ? lines * lanes
+                  : lanes <= most       ? most / lanes * lanes
+                  : lines < most        ? lines
+                                        : most;
   }
   Kokkos::parallel_for(label, policy(space, num_tiles, launch.team), launch);
 }
