@@ -315,13 +315,9 @@ int run(int argc, char** argv) {
         tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
                          int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
       }
-    } else if (a == "--entry-lanes") {
-      const std::string v = bench::option_value(argc, argv, i);
-      if (v == "automatic" || v == "on" || v == "off")
-        entry_lanes = v == "on" ? Lanes::on : v == "off" ? Lanes::off : Lanes::automatic;
-      else
-        throw InputError("--entry-lanes: '" + v + "' is not automatic, on or off");
-    } else if (a == "--json")
+    } else if (a == "--entry-lanes")
+      entry_lanes = parse<Lanes>(bench::option_value(argc, argv, i));
+    else if (a == "--json")
       json_path = bench::option_value(argc, argv, i);
     else
       throw InputError("struct_bench: unknown option '" + a + "'");

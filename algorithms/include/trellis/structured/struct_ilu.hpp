@@ -63,6 +63,16 @@ struct StructIluOptions {
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
 };
 
+template <>
+struct NameTable<StructIluOptions::EntryLanes> {
+  static constexpr const char* what = "entry-lanes choice";
+  static constexpr NameEntry<StructIluOptions::EntryLanes> entries[] = {
+      {StructIluOptions::EntryLanes::automatic, "automatic"},
+      {StructIluOptions::EntryLanes::on, "on"},
+      {StructIluOptions::EntryLanes::off, "off"},
+  };
+};
+
 template <class Scalar = double, class Device = DefaultDevice>
 class StructIlu {
  public:
