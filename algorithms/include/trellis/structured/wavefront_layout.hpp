@@ -404,7 +404,10 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
   if (!detail::is_host_space<exec>()) {
     const int most = policy(space, 1, 1).team_size_max(launch, Kokkos::ParallelForTag());
-    launch.team = lanes <= most ? std::min(lines, most / lanes) * lanes : std::min(lines, most);
+    launch.team = lines * lanes <= most ? lines * lanes
+                  : lanes <= most       ? most / lanes * lanes
+                  : lines < most        ? lines
+                                        : most;
   }
   Kokkos::parallel_for(label, policy(space, num_tiles, launch.team), launch);
 }
