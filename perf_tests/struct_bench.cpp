@@ -18,9 +18,13 @@
 // cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR), b = A 1, tolerance 1e-8.
 //
 //   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
-//                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off] [--json FILE]
+//                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
+//                [--levels-per-wait 0,1,4,...] [--no-baselines] [--json FILE]
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
+// --levels-per-wait: StructIluOptions::levels_per_wait values to try (0: automatic), with the
+//   tiles; the fastest lower solve and factorization count.
+// --no-baselines: StructILU alone (parameter sweeps; no speedups).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -88,7 +92,8 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
                        const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
-                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
+                       const std::vector<int>& waits, bool baselines, std::vector<double>& lower_speedups,
+                       std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid{n_side, n_side, n_side};
@@ -102,27 +107,39 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   const Kokkos::DefaultExecutionSpace space;
   const Vector b = random_device_vector(n, 7);
   Vector x("trellis::bench::x", n);
-  // the tile shapes asked for (the first is the default); the fastest lower solve is reported
+  // the tile shapes x levels per wait asked for (the first is the default);
+  // the fastest lower solve and the fastest factorization are reported
   double lower_s = 1e300, factor_s = 1e300, layout_s = 0;
-  int levels = 0;
+  int levels = 0, best_wait = 0;
   structured::TileShape best_tile;
   JsonArray tile_rows;
-  for (const auto& tile : tiles) {
-    StructIluOptions o;
-    o.tile = tile;
-    o.entry_lanes = entry_lanes;
-    StructIlu<double, Device> M(space, A, o);
-    const double f = bench::time_case([&] { M.factor(space); }, policy).median;
-    const double l =
-        bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
-    const auto& shape = M.layout().tile;
-    tile_rows.push(JsonObject().set("tile_x", shape.x).set("tile_y", shape.y).set("lower_s", l).set("factor_s", f));
-    if (tiles.size() > 1)
-      std::printf("  tile %3dx%-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, f * 1e3, l * 1e3);
-    if (l < lower_s) lower_s = l, best_tile = shape, layout_s = M.layout_seconds(), levels = M.layout().levels;
-    factor_s = std::min(factor_s, f);
-  }
+  for (const auto& tile : tiles)
+    for (int wait : waits) {
+      StructIluOptions o;
+      o.tile = tile;
+      o.entry_lanes = entry_lanes;
+      o.levels_per_wait = wait;
+      StructIlu<double, Device> M(space, A, o);
+      const double f = bench::time_case([&] { M.factor(space); }, policy).median;
+      const double l =
+          bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+      const auto& shape = M.layout().tile;
+      const int w = M.layout().levels_per_wait;
+      tile_rows.push(JsonObject()
+                         .set("tile_x", shape.x)
+                         .set("tile_y", shape.y)
+                         .set("levels_per_wait", w)
+                         .set("lower_s", l)
+                         .set("factor_s", f));
+      if (tiles.size() * waits.size() > 1)
+        std::printf("  tile %3dx%-2d wait/%-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, w, f * 1e3,
+                    l * 1e3);
+      if (l < lower_s)
+        lower_s = l, best_tile = shape, best_wait = w, layout_s = M.layout_seconds(), levels = M.layout().levels;
+      factor_s = std::min(factor_s, f);
+    }
   row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y);
+  row.set("levels_per_wait", best_wait);
   row.set("levels", levels).set("structilu_lower_us_per_level", lower_s / levels * 1e6);
   row.set("tiles", tile_rows);
   // bytes: L's blocks and b read once, x written once
@@ -134,6 +151,8 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
       "  StructILU   factor %9.3f ms  lower %8.3f ms (%.2f us x %d levels)  %6.0f GB/s (%.0f%% of copy)  layout %.3f "
       "s\n",
       factor_s * 1e3, lower_s * 1e3, lower_s / levels * 1e6, levels, gbs, 100 * gbs / copy_gbs, layout_s);
+  std::fflush(stdout);
+  if (!baselines) return row;
 
   // Trellis's general family on the point CSR
   const HostCsr csr_host = A.to_csr();
@@ -291,6 +310,8 @@ int run(int argc, char** argv) {
   int reps = 10;
   std::string json_path;
   std::vector<structured::TileShape> tiles{{0, 0}};
+  std::vector<int> waits{0};
+  bool baselines = true;
   using Lanes = StructIluOptions::EntryLanes;
   Lanes entry_lanes = Lanes::automatic;
   for (int i = 1; i < argc; ++i) {
@@ -315,7 +336,13 @@ int run(int argc, char** argv) {
         tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
                          int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
       }
-    } else if (a == "--entry-lanes")
+    } else if (a == "--levels-per-wait") {
+      waits.clear();
+      for (const auto& w : bench::split_list(bench::option_value(argc, argv, i)))
+        waits.push_back(int(bench::parse_number(a, w)));
+    } else if (a == "--no-baselines")
+      baselines = false;
+    else if (a == "--entry-lanes")
       entry_lanes = parse<Lanes>(bench::option_value(argc, argv, i));
     else if (a == "--json")
       json_path = bench::option_value(argc, argv, i);
@@ -334,7 +361,8 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, lower_speedups, factor_speedups);
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, baselines, lower_speedups,
+                                   factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
       std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());

@@ -204,6 +204,45 @@ TYPED_TEST(StructIluTest, LargerGridsWithSmallTilesMatchTheReference) {
         "star7 tiles 32x8");
 }
 
+TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
+  // levels_per_wait > 1: a team waits for its neighbours once per run of
+  // levels; the same operations in the same order, so the same bits as
+  // waiting at every level. Runs longer than any tile's levels included.
+  using Device = TypeParam;
+  for (int per_wait : {2, 3, 7, 1000})
+    for (StencilShape shape : {StencilShape::star7, StencilShape::diamond25})
+      for (int dof : {1, 3}) {
+        const Stencil st(shape);
+        const auto A = gallery::stencil_problem(st, {22, 19, 17}, dof, gallery::StencilPde::dominant, 11);
+        StructIluOptions o;
+        o.tile = {4, 2};  // many tiles, many waits
+        o.levels_per_wait = per_wait;
+        const std::string what = st.name() + " levels per wait " + std::to_string(per_wait);
+        expect_matches_reference<Device>(A, o, what);
+        StructIluOptions every = o;
+        every.levels_per_wait = 1;
+        const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
+        auto z = test::device_vector<Device>(Vec(r.size(), 0.0)), z1 = z;
+        test::run_with_watchdog("structilu " + what, 120, [&] {
+          StructIlu<double, Device>(A, o).apply(test::device_vector<Device>(r), z);
+          StructIlu<double, Device>(A, every).apply(test::device_vector<Device>(r), z1);
+        });
+        EXPECT_EQ(test::host_vector(z), test::host_vector(z1)) << what;
+      }
+  // the strided teams (32x8 lines x 5 lanes is more than a GPU team)
+  StructIluOptions o;
+  o.tile = {32, 8};
+  o.levels_per_wait = 4;
+  expect_matches_reference<Device>(
+      gallery::stencil_problem(Stencil(StencilShape::star7), {40, 12, 9}, 5, gallery::StencilPde::dominant, 12), o,
+      "star7 tiles 32x8 levels per wait 4");
+  o.levels_per_wait = -1;
+  EXPECT_THROW(
+      (StructIlu<double, Device>(
+          gallery::stencil_problem(Stencil(StencilShape::star7), {4, 4, 4}, 1, gallery::StencilPde::dominant, 1), o)),
+      InputError);
+}
+
 TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {
   const Stencil star7(StencilShape::star7);
   const auto sym = gallery::stencil_problem(star7, {9, 8, 7}, 1, gallery::StencilPde::poisson);

@@ -61,6 +61,9 @@ struct StructIluOptions {
   // on GPUs, for ten or more lower entries (Diamond-25P, Box-27P); on a CPU
   // core the lanes run in turn, 3-4x slower.
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
+  // A team waits for its neighbour tiles once per this many levels
+  // (WavefrontLayout::levels_per_wait); 0: automatic.
+  int levels_per_wait = 0;
 };
 
 template <>
@@ -238,6 +241,9 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     structured::assign_tiles(space, factor_layout_, stencil_, reaching({8, 2}));
   else
     structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
+  if (options.levels_per_wait < 0)
+    throw InputError("structilu: levels_per_wait " + std::to_string(options.levels_per_wait) + " is negative");
+  layout_.levels_per_wait = factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;

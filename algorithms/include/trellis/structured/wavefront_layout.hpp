@@ -65,6 +65,11 @@ struct WavefrontLayout {
   Kokkos::View<long long*, Device> flags;  // per tile: progress of the current sweep
   Kokkos::View<int, Device> ticket;
   long long epoch = 0;  // sweeps run so far: flags never need a reset
+  /// A team publishes its progress and waits for its neighbours once per
+  /// run of this many levels (runs aligned to multiples of it), not once
+  /// per level: fewer fences and flag round trips, a lag of about one run
+  /// per tile hop. 1 = every level.
+  int levels_per_wait = 1;
 
   long points() const { return long(grid[0]) * grid[1] * grid[2]; }
 };
@@ -256,30 +261,29 @@ Finish<F> finish_with(const F& f) {
   return Finish<F>{f};
 }
 
-/// Runs body(point, prefetch(point, lane), lane, phase) for phase = 0 ..
-/// phases-1, each for lane = 0 .. lanes-1, then finish(point), on every
-/// grid point, in the forward (increasing levels) or backward sweep order,
-/// each point after all points it may depend on (see the header comment).
-/// On GPUs a point's lanes are threads of the team (lines x lanes threads),
-/// with a barrier after each phase: a phase sees what every lane of the
-/// point wrote in the phases before it.
-///
-/// Per level and team: every thread prefetches its point; one thread
-/// publishes the previous level (release fence, flag), waits for the
-/// neighbour tiles and fences (acquire); a barrier; the bodies run; a
-/// barrier. So the gpu-scope fences are two per team and level, not one per
-/// thread. On host backends a team is one thread that runs the tile's lines
-/// in turn.
-template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
-void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
-                     const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
-                     const FinishStep& finish = FinishStep(), int phases = 1) {
+namespace detail {
+
+/// How a sweep's team runs a tile's points (one kernel each, so that the
+/// rarely used modes' registers do not weigh on the common one: for sm_90
+/// the three in one kernel took 1.1-2.3x the registers of the first alone).
+enum SweepMode : int {
+  lane_threads = 0,   // a thread per lane of every line: lines x lanes threads
+  strided_lanes = 1,  // groups of lanes threads, each taking several lines
+  point_threads = 2,  // a thread per whole point (host backends, or lanes beyond a team)
+};
+
+/// One launch of wavefront_sweep in the given mode; false (nothing run) when
+/// the mode does not fit this backend or the kernel's team size.
+template <int Mode, class Device, class Prefetch, class Body, class FinishStep>
+bool sweep_tiles(const typename Device::execution_space& space, const WavefrontLayout<Device>& L, bool forward,
+                 long long start, const char* label, const Prefetch& prefetch, const Body& body, int lanes,
+                 const FinishStep& finish, int phases) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
   using State = decltype(prefetch(SweepPoint{}, 0));
-  if (L.num_tiles == 0) return;
-  const long long stride = L.levels + 1, start = (++L.epoch) * stride;
+  const bool on_host = trellis::detail::is_host_space<exec>();
+  if (on_host && Mode != point_threads) return false;
   const int levels = L.levels, tiles_x = L.tiles_x, tiles_y = L.tiles_y, num_tiles = L.num_tiles, H = L.height;
   const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
   const TileShape ts = L.tile;
@@ -291,11 +295,11 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
   // progress(lev): the flag value once the sweep has finished level lev
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
-  const bool on_host = detail::is_host_space<exec>();
+  const int per_wait = L.levels_per_wait > 0 ? L.levels_per_wait : 1;
   auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
     int my_ticket = 0;
     Kokkos::single(
-        Kokkos::PerTeam(m), [&](int& v) { v = detail::take_ticket(ticket, num_tiles); }, my_ticket);
+        Kokkos::PerTeam(m), [&](int& v) { v = trellis::detail::take_ticket(ticket, num_tiles); }, my_ticket);
     const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
     const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
     const int step = forward ? 1 : -1;
@@ -307,6 +311,7 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       if (oky) nb[1] = ay * tiles_x + tx;
       if (okx && oky) nb[2] = ay * tiles_x + ax;
     }
+    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
     auto point_of = [&](int line, int lev, SweepPoint& p) {
       p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
       p.k = lev - p.hi - p.hj;
@@ -319,6 +324,16 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
     // The flags last seen (only the waiting thread's copy is used): a
     // neighbour already far enough ahead is not polled again.
     long long seen[3] = {LLONG_MIN, LLONG_MIN, LLONG_MIN};
+    // Runs of levels_per_wait levels, aligned to its multiples: a team
+    // publishes and waits at the first level of each run, for what the
+    // run's last level needs.
+    auto run_starts = [&](int s, int lev) {
+      return s == 0 || (forward ? lev % per_wait == 0 : (lev + 1) % per_wait == 0);
+    };
+    auto run_last = [&](int lev) {
+      const int first = lev - lev % per_wait, last = first + per_wait - 1;  // the run holding lev
+      return forward ? (last < l1 ? last : l1) : (first > l0 ? first : l0);
+    };
     auto publish_and_wait = [&](int s, int lev) {
       if (s > 0) {
         Kokkos::memory_fence();  // release this tile's previous level
@@ -330,9 +345,10 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
         if (nb[q] < 0) continue;
         const int f = first_level(nb[q]), l = last_level(nb[q]);
         if (f > l) continue;  // empty tile
-        // the neighbour's part of the levels before lev, if it has one
-        if (forward ? f > lev - 1 : l < lev + 1) continue;
-        need[q] = progress(forward ? (l < lev - 1 ? l : lev - 1) : (f > lev + 1 ? f : lev + 1));
+        // the neighbour's part of the levels before the run's last, if it has one
+        const int last = run_last(lev);
+        if (forward ? f > last - 1 : l < last + 1) continue;
+        need[q] = progress(forward ? (l < last - 1 ? l : last - 1) : (f > last + 1 ? f : last + 1));
       }
       // the three flags are loaded together, then compared
       while (seen[0] < need[0] || seen[1] < need[1] || seen[2] < need[2]) {
@@ -342,18 +358,19 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       }
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
     };
-    const int l0 = first_level(tile_id), l1 = last_level(tile_id);
-    const bool strided = !on_host && team != lines * lanes && team >= lanes && team % lanes == 0;
     for (int s = 0; s <= l1 - l0; ++s) {
       const int lev = forward ? l0 + s : l1 - s;
-      if (team == lines * lanes) {
+      const bool wait = run_starts(s, lev);
+      if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
         SweepPoint p;
         const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
         const bool mine = point_of(line, lev, p);
         State state{};
         if (mine) state = prefetch(p, lane);
-        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-        m.team_barrier();
+        if (wait) {
+          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+          m.team_barrier();
+        }
         for (int phase = 0; phase < phases; ++phase) {
           if (mine) body(p, state, lane, phase);
           m.team_barrier();
@@ -362,10 +379,12 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
           if (mine && lane == 0) finish(p);
           m.team_barrier();
         }
-      } else if (strided) {  // groups of lanes threads, each walking lines group, group + groups, ...
+      } else if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
         const int groups = team / lanes, group = m.team_rank() / lanes, lane = m.team_rank() % lanes;
-        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-        m.team_barrier();
+        if (wait) {
+          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+          m.team_barrier();
+        }
         for (int phase = 0; phase < phases; ++phase) {
           for (int line = group; line < lines; line += groups) {
             SweepPoint p;
@@ -381,8 +400,10 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
           m.team_barrier();
         }
       } else {
-        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-        m.team_barrier();  // single(PerTeam) does not hold the other threads back
+        if (wait) {
+          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+          m.team_barrier();  // single(PerTeam) does not hold the other threads back
+        }
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
           SweepPoint p;
           if (!point_of(line, lev, p)) return;
@@ -398,18 +419,51 @@ void wavefront_sweep(const typename Device::execution_space& space, WavefrontLay
       Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
     });
   };
-  // A point's lanes as threads when the team fits the kernel's registers;
-  // a user tile can ask for more: then groups of lanes threads take several
-  // lines each (strided), else each thread runs whole points.
   TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
-  if (!detail::is_host_space<exec>()) {
+  if (!on_host) {
     const int most = policy(space, 1, 1).team_size_max(launch, Kokkos::ParallelForTag());
-    launch.team = lines * lanes <= most ? lines * lanes
-                  : lanes <= most       ? most / lanes * lanes
-                  : lines < most        ? lines
-                                        : most;
+    if (Mode == lane_threads && lines * lanes > most) return false;
+    if (Mode == strided_lanes && lanes > most) return false;
+    launch.team = Mode == lane_threads    ? lines * lanes
+                  : Mode == strided_lanes ? most / lanes * lanes
+                  : lines < most          ? lines
+                                          : most;
   }
   Kokkos::parallel_for(label, policy(space, num_tiles, launch.team), launch);
+  return true;
+}
+
+}  // namespace detail
+
+/// Runs body(point, prefetch(point, lane), lane, phase) for phase = 0 ..
+/// phases-1, each for lane = 0 .. lanes-1, then finish(point), on every
+/// grid point, in the forward (increasing levels) or backward sweep order,
+/// each point after all points it may depend on (see the header comment).
+/// On GPUs a point's lanes are threads of the team (lines x lanes threads),
+/// with a barrier after each phase: a phase sees what every lane of the
+/// point wrote in the phases before it.
+///
+/// Per level and team: every thread prefetches its point; at the first
+/// level of a run of L.levels_per_wait, one thread publishes the previous
+/// level (release fence, flag), waits for the neighbour tiles and fences
+/// (acquire), then a barrier; the bodies run; a
+/// barrier. So the gpu-scope fences are two per team and run, not one per
+/// thread. On host backends a team is one thread that runs the tile's lines
+/// in turn.
+template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
+void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
+                     const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
+                     const FinishStep& finish = FinishStep(), int phases = 1) {
+  if (L.num_tiles == 0) return;
+  const long long start = (++L.epoch) * (L.levels + 1);
+  // A point's lanes as threads when the team fits the kernel's registers;
+  // a user tile can ask for more: then groups of lanes threads take several
+  // lines each, else each thread runs whole points.
+  using namespace detail;
+  if (sweep_tiles<lane_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases)) return;
+  if (sweep_tiles<strided_lanes, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases))
+    return;
+  sweep_tiles<point_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases);
 }
 
 }  // namespace trellis::structured

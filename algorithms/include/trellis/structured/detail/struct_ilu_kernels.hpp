@@ -223,11 +223,15 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
 
 /// What a lane of a triangular sweep loads before its point's wait: its
 /// row of the right-hand side, the neighbours' positions, and its row of
-/// the first entries' blocks (as many as fit 16 values, in registers).
-template <int B, class Scalar>
+/// the first entries' blocks (as many as fit 16 values, in registers), for
+/// a half (lower or upper entries) of at most E entries. E is a compile-time
+/// size so that a small stencil's state takes few registers (more teams
+/// resident on a GPU).
+template <int B, class Scalar, int E>
 struct SweepState {
-  static constexpr int max_entries = 16;                    // positions kept
-  static constexpr int blocks = 16 / B < 13 ? 16 / B : 13;  // block rows kept
+  static constexpr int max_entries = E;                          // positions kept
+  static constexpr int most_blocks = 16 / B < 13 ? 16 / B : 13;  // block rows in 16 values
+  static constexpr int blocks = most_blocks < E ? most_blocks : E;
   Scalar rhs;
   int q[max_entries];  // layout positions (< points, which fit an int)
   Scalar row[blocks * B];
@@ -238,10 +242,10 @@ struct SweepState {
 /// order, B values per point. A point runs as B lanes (seed 003's DoF
 /// threads per grid point), lane r computing row r; in the backward sweep
 /// one lane then applies the inverse diagonal block to the B rows.
-template <int B, class Scalar, class Device>
-void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
-  using State = SweepState<B, Scalar>;
+template <int B, int E, class Scalar, class Device>
+void triangular_sweep_of(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
+                         const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+  using State = SweepState<B, Scalar, E>;
   const auto base = L.base;
   const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
   const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
@@ -274,7 +278,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
             (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
             xq[c];
     }
-    for (int e = e0 + State::max_entries; e < e1; ++e) {  // stencils beyond 16 entries per half
+    for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
       for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * Kokkos::volatile_load(&x(q * B + c));
@@ -296,6 +300,21 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
     wavefront_sweep(space, L, lower, label, prefetch, body, B);
   else
     wavefront_sweep(space, L, lower, label, prefetch, body, B, finish_with(apply_inverse_diagonal));
+}
+
+/// triangular_sweep_of with the state sized for the half's entries: Star-7P
+/// (3), Star-13P and Diamond-13P (6), the rest (16; entries beyond are read
+/// without prefetch).
+template <int B, class Scalar, class Device>
+void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
+                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+  const int half = lower ? F.centre : F.entries - F.centre - 1;
+  if (half <= 3)
+    triangular_sweep_of<B, 3>(space, L, F, x, lower);
+  else if (half <= 6)
+    triangular_sweep_of<B, 6>(space, L, F, x, lower);
+  else
+    triangular_sweep_of<B, 16>(space, L, F, x, lower);
 }
 
 }  // namespace trellis::structured::detail
