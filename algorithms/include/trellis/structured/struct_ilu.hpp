@@ -62,7 +62,8 @@ struct StructIluOptions {
   // core the lanes run in turn, 3-4x slower.
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
   // A team waits for its neighbour tiles once per this many levels
-  // (WavefrontLayout::levels_per_wait); 0: automatic.
+  // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
+  // solves at DoF 1-2, else 1).
   int levels_per_wait = 0;
 };
 
@@ -243,7 +244,15 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
   if (options.levels_per_wait < 0)
     throw InputError("structilu: levels_per_wait " + std::to_string(options.levels_per_wait) + " is negative");
-  layout_.levels_per_wait = factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
+  // Automatic (H200, struct_bench --levels-per-wait): the solves of DoF 1-2
+  // wait once per 4 levels on stencils of up to 6 lower entries (star7 DoF
+  // 1 lower 3.58 -> 2.84 ms) and per 2 on wider ones at DoF 1 (box27 10.1 ->
+  // 9.7 ms); more DoF and the factorization lose more to the lag per tile hop
+  // than they save.
+  const bool gpu = !detail::is_host_space<execution_space>();
+  const int solve_wait = !gpu ? 1 : dof_ <= 2 && stencil_.centre() <= 6 ? 4 : dof_ == 1 ? 2 : 1;
+  layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : solve_wait;
+  factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;

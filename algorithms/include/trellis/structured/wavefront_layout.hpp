@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <type_traits>
 #include <vector>
 
 #include "trellis/core/backend.hpp"
@@ -358,29 +359,47 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       }
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
     };
+    // Lane threads with a small prefetched state (the triangular sweeps of
+    // the smaller stencils and DoF) prefetch one level ahead: the next
+    // level's point and loads (positions, matrix values, right-hand side:
+    // nothing another point writes) are in flight while this level runs.
+    constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
+    const int my_line = m.team_rank() / lanes, my_lane = m.team_rank() % lanes;
+    SweepPoint p_next{};
+    State state_next{};
+    bool mine_next = false;
+    if (Mode == lane_threads && ahead) {
+      mine_next = point_of(my_line, forward ? l0 : l1, p_next);
+      if (mine_next) state_next = prefetch(p_next, my_lane);
+    }
     for (int s = 0; s <= l1 - l0; ++s) {
       const int lev = forward ? l0 + s : l1 - s;
       const bool wait = run_starts(s, lev);
       if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
-        SweepPoint p;
-        const int line = m.team_rank() / lanes, lane = m.team_rank() % lanes;
-        const bool mine = point_of(line, lev, p);
-        State state{};
-        if (mine) state = prefetch(p, lane);
+        SweepPoint p = p_next;
+        bool mine = mine_next;
+        State state = state_next;
+        if (ahead) {
+          mine_next = s < l1 - l0 && point_of(my_line, lev + step, p_next);
+          if (mine_next) state_next = prefetch(p_next, my_lane);
+        } else {
+          mine = point_of(my_line, lev, p);
+          if (mine) state = prefetch(p, my_lane);
+        }
         if (wait) {
           Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
           m.team_barrier();
         }
         for (int phase = 0; phase < phases; ++phase) {
-          if (mine) body(p, state, lane, phase);
+          if (mine) body(p, state, my_lane, phase);
           m.team_barrier();
         }
         if (FinishStep::active) {
-          if (mine && lane == 0) finish(p);
+          if (mine && my_lane == 0) finish(p);
           m.team_barrier();
         }
       } else if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
-        const int groups = team / lanes, group = m.team_rank() / lanes, lane = m.team_rank() % lanes;
+        const int groups = team / lanes, group = my_line, lane = my_lane;
         if (wait) {
           Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
           m.team_barrier();
@@ -408,7 +427,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
           SweepPoint p;
           if (!point_of(line, lev, p)) return;
           for (int phase = 0; phase < phases; ++phase)
-            for (int lane = 0; lane < lanes; ++lane) body(p, prefetch(p, lane), lane, phase);
+            for (int r = 0; r < lanes; ++r) body(p, prefetch(p, r), r, phase);
           if (FinishStep::active) finish(p);
         });
         m.team_barrier();

@@ -15,6 +15,7 @@
 // volatile loads: a cached copy of their line could predate the write.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/eti.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
 #include "trellis/structured/wavefront_layout.hpp"
 
@@ -316,5 +317,33 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   else
     triangular_sweep_of<B, 16>(space, L, F, x, lower);
 }
+
+// Compiled once per DoF and backend (algorithms/src/eti/struct_ilu_kernels.cpp.in),
+// one file each so that they compile in parallel. KIND: nothing (the
+// instantiation) or extern (its declaration).
+#define TRELLIS_STRUCT_ILU_KERNELS(KIND, DEVICE, B)                                                                \
+  KIND template PivotReport factor<B, double, DEVICE>(                                                             \
+      const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, const FactorStorage<double, DEVICE>&,              \
+      Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>,        \
+      Kokkos::View<const int*, DEVICE>, Kokkos::View<double*, DEVICE>, double, double);                            \
+  KIND template void triangular_sweep<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, \
+                                                         const FactorStorage<double, DEVICE>&,                     \
+                                                         Kokkos::View<double*, DEVICE>, bool);
+#define TRELLIS_STRUCT_ILU_KERNELS_INSTANTIATE(DEVICE, B) TRELLIS_STRUCT_ILU_KERNELS(, DEVICE, B)
+#if TRELLIS_ENABLE_ETI
+// clang-format off
+#define TRELLIS_STRUCT_ILU_KERNELS_EXTERN(DEVICE)  \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 1)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 2)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 3)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 4)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 5)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 6)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 7)    \
+  TRELLIS_STRUCT_ILU_KERNELS(extern, DEVICE, 8)
+// clang-format on
+TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_STRUCT_ILU_KERNELS_EXTERN)
+#undef TRELLIS_STRUCT_ILU_KERNELS_EXTERN
+#endif
 
 }  // namespace trellis::structured::detail
