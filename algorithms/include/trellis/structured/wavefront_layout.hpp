@@ -462,13 +462,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
 /// with a barrier after each phase: a phase sees what every lane of the
 /// point wrote in the phases before it.
 ///
-/// Per level and team: every thread prefetches its point; at the first
+/// Per level and team: every thread prefetches its point (lane threads
+/// with a small state: the next level's, see sweep_tiles); at the first
 /// level of a run of L.levels_per_wait, one thread publishes the previous
 /// level (release fence, flag), waits for the neighbour tiles and fences
-/// (acquire), then a barrier; the bodies run; a
-/// barrier. So the gpu-scope fences are two per team and run, not one per
-/// thread. On host backends a team is one thread that runs the tile's lines
-/// in turn.
+/// (acquire), then a barrier; the bodies run; a barrier. So the gpu-scope
+/// fences are two per team and run, not one per thread. On host backends a
+/// team is one thread that runs the tile's lines in turn.
 template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
                      const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
