@@ -223,7 +223,8 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     for (const auto& e : shifts) t = {std::max(t.x, std::abs(e.hx)), std::max(t.y, std::abs(e.hy))};
     return t;
   };
-  const bool gpu_default_tile = !detail::is_host_space<execution_space>() && options.tile.x == 0 && options.tile.y == 0;
+  const bool gpu = !detail::is_host_space<execution_space>();
+  const bool gpu_default_tile = gpu && options.tile.x == 0 && options.tile.y == 0;
   // On GPUs a point of dof > 1 runs as dof threads (factorization and
   // solves), so the default tile holds about 256 / dof lines.
   structured::TileShape tile = options.tile;
@@ -235,8 +236,7 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   using Lanes = StructIluOptions::EntryLanes;
   const bool entry_lanes =
       dof_ == 1 && stencil_.size() <= 64 &&
-      (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic && stencil_.centre() >= 10 &&
-                                            !detail::is_host_space<execution_space>()));
+      (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic && stencil_.centre() >= 10 && gpu));
   factor_layout_ = layout_;
   if (entry_lanes && gpu_default_tile)
     structured::assign_tiles(space, factor_layout_, stencil_, reaching({8, 2}));
@@ -249,7 +249,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   // 1 lower 3.58 -> 2.84 ms) and per 2 on wider ones at DoF 1 (box27 10.1 ->
   // 9.7 ms); more DoF and the factorization lose more to the lag per tile hop
   // than they save.
-  const bool gpu = !detail::is_host_space<execution_space>();
   const int solve_wait = !gpu ? 1 : dof_ <= 2 && stencil_.centre() <= 6 ? 4 : dof_ == 1 ? 2 : 1;
   layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : solve_wait;
   factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
