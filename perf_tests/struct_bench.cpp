@@ -19,11 +19,12 @@
 //
 //   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
 //                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
-//                [--levels-per-wait 0,1,4,...] [--no-baselines] [--json FILE]
+//                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--json FILE]
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
 // --levels-per-wait: StructIluOptions::levels_per_wait values to try (0: automatic), with the
 //   tiles; the fastest lower solve and factorization count.
+// --teams-per-sm: StructIluOptions::teams_per_sm values to try (0: one team per tile), likewise.
 // --no-baselines: StructILU alone (parameter sweeps; no speedups).
 #include <Kokkos_Core.hpp>
 
@@ -92,8 +93,8 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
                        const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
-                       const std::vector<int>& waits, bool baselines, std::vector<double>& lower_speedups,
-                       std::vector<double>& factor_speedups) {
+                       const std::vector<int>& waits, const std::vector<int>& teams, bool baselines,
+                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid{n_side, n_side, n_side};
@@ -107,39 +108,43 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   const Kokkos::DefaultExecutionSpace space;
   const Vector b = random_device_vector(n, 7);
   Vector x("trellis::bench::x", n);
-  // the tile shapes x levels per wait asked for (the first is the default);
+  // the tile shapes x levels per wait x teams asked for (the first is the default);
   // the fastest lower solve and the fastest factorization are reported
   double lower_s = 1e300, factor_s = 1e300, layout_s = 0;
-  int levels = 0, best_wait = 0;
+  int levels = 0, best_wait = 0, best_teams = 0;
   structured::TileShape best_tile;
   JsonArray tile_rows;
   for (const auto& tile : tiles)
-    for (int wait : waits) {
-      StructIluOptions o;
-      o.tile = tile;
-      o.entry_lanes = entry_lanes;
-      o.levels_per_wait = wait;
-      StructIlu<double, Device> M(space, A, o);
-      const double f = bench::time_case([&] { M.factor(space); }, policy).median;
-      const double l =
-          bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
-      const auto& shape = M.layout().tile;
-      const int w = M.layout().levels_per_wait;
-      tile_rows.push(JsonObject()
-                         .set("tile_x", shape.x)
-                         .set("tile_y", shape.y)
-                         .set("levels_per_wait", w)
-                         .set("lower_s", l)
-                         .set("factor_s", f));
-      if (tiles.size() * waits.size() > 1)
-        std::printf("  tile %3dx%-2d wait/%-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, w, f * 1e3,
-                    l * 1e3);
-      if (l < lower_s)
-        lower_s = l, best_tile = shape, best_wait = w, layout_s = M.layout_seconds(), levels = M.layout().levels;
-      factor_s = std::min(factor_s, f);
-    }
+    for (int wait : waits)
+      for (int team_count : teams) {
+        StructIluOptions o;
+        o.tile = tile;
+        o.entry_lanes = entry_lanes;
+        o.levels_per_wait = wait;
+        o.teams_per_sm = team_count;
+        StructIlu<double, Device> M(space, A, o);
+        const double f = bench::time_case([&] { M.factor(space); }, policy).median;
+        const double l =
+            bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+        const auto& shape = M.layout().tile;
+        const int w = M.layout().levels_per_wait;
+        tile_rows.push(JsonObject()
+                           .set("tile_x", shape.x)
+                           .set("tile_y", shape.y)
+                           .set("levels_per_wait", w)
+                           .set("teams_per_sm", team_count)
+                           .set("lower_s", l)
+                           .set("factor_s", f));
+        if (tiles.size() * waits.size() * teams.size() > 1)
+          std::printf("  tile %3dx%-2d wait/%-2d teams/sm %-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, w,
+                      team_count, f * 1e3, l * 1e3);
+        if (l < lower_s)
+          lower_s = l, best_tile = shape, best_wait = w, best_teams = team_count, layout_s = M.layout_seconds(),
+          levels = M.layout().levels;
+        factor_s = std::min(factor_s, f);
+      }
   row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y);
-  row.set("levels_per_wait", best_wait);
+  row.set("levels_per_wait", best_wait).set("teams_per_sm", best_teams);
   row.set("levels", levels).set("structilu_lower_us_per_level", lower_s / levels * 1e6);
   row.set("tiles", tile_rows);
   // bytes: L's blocks and b read once, x written once
@@ -310,7 +315,7 @@ int run(int argc, char** argv) {
   int reps = 10;
   std::string json_path;
   std::vector<structured::TileShape> tiles{{0, 0}};
-  std::vector<int> waits{0};
+  std::vector<int> waits{0}, teams{0};
   bool baselines = true;
   using Lanes = StructIluOptions::EntryLanes;
   Lanes entry_lanes = Lanes::automatic;
@@ -340,6 +345,10 @@ int run(int argc, char** argv) {
       waits.clear();
       for (const auto& w : bench::split_list(bench::option_value(argc, argv, i)))
         waits.push_back(int(bench::parse_number(a, w)));
+    } else if (a == "--teams-per-sm") {
+      teams.clear();
+      for (const auto& t : bench::split_list(bench::option_value(argc, argv, i)))
+        teams.push_back(int(bench::parse_number(a, t)));
     } else if (a == "--no-baselines")
       baselines = false;
     else if (a == "--entry-lanes")
@@ -361,8 +370,8 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, baselines, lower_speedups,
-                                   factor_speedups);
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
+                                   lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
       std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());

@@ -245,6 +245,40 @@ TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
       InputError);
 }
 
+TYPED_TEST(StructIluTest, FewerTeamsThanTilesMatchTheReference) {
+  // teams_per_sm > 0: each team sweeps tile after tile by ticket; the same
+  // operations per point, so the same bits as one team per tile, and a
+  // second apply (the ticket counter reset by the last team) the same again.
+  using Device = TypeParam;
+  for (int teams : {1, 3})
+    for (StencilShape shape : {StencilShape::star7, StencilShape::box27})
+      for (int dof : {1, 2}) {
+        const Stencil st(shape);
+        const auto A = gallery::stencil_problem(st, {21, 18, 13}, dof, gallery::StencilPde::dominant, 13);
+        StructIluOptions o;
+        o.tile = {4, 2};  // many tiles per team
+        o.teams_per_sm = teams;
+        const std::string what = st.name() + " teams per sm " + std::to_string(teams);
+        expect_matches_reference<Device>(A, o, what);
+        StructIluOptions one_per_tile = o;
+        one_per_tile.teams_per_sm = 0;
+        const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
+        auto z = test::device_vector<Device>(Vec(r.size(), 0.0));
+        auto z1 = test::device_vector<Device>(Vec(r.size(), 0.0));
+        test::run_with_watchdog("structilu " + what, 120, [&] {
+          StructIlu<double, Device>(A, o).apply(test::device_vector<Device>(r), z);
+          StructIlu<double, Device>(A, one_per_tile).apply(test::device_vector<Device>(r), z1);
+        });
+        EXPECT_EQ(test::host_vector(z), test::host_vector(z1)) << what;
+      }
+  StructIluOptions o;
+  o.teams_per_sm = -2;
+  EXPECT_THROW(
+      (StructIlu<double, Device>(
+          gallery::stencil_problem(Stencil(StencilShape::star7), {4, 4, 4}, 1, gallery::StencilPde::dominant, 1), o)),
+      InputError);
+}
+
 TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {
   const Stencil star7(StencilShape::star7);
   const auto sym = gallery::stencil_problem(star7, {9, 8, 7}, 1, gallery::StencilPde::poisson);

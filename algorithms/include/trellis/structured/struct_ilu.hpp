@@ -65,6 +65,9 @@ struct StructIluOptions {
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
   // solves at DoF 1-2, else 1).
   int levels_per_wait = 0;
+  // Teams launched per multiprocessor, each sweeping tiles by ticket
+  // (WavefrontLayout::teams_per_sm); 0: one team per tile.
+  int teams_per_sm = 0;
 };
 
 template <>
@@ -252,6 +255,9 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   const int solve_wait = !gpu ? 1 : dof_ <= 2 && stencil_.centre() <= 6 ? 4 : dof_ == 1 ? 2 : 1;
   layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : solve_wait;
   factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
+  if (options.teams_per_sm < 0)
+    throw InputError("structilu: teams_per_sm " + std::to_string(options.teams_per_sm) + " is negative");
+  layout_.teams_per_sm = factor_layout_.teams_per_sm = options.teams_per_sm;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;

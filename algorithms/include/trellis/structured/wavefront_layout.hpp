@@ -17,7 +17,9 @@
 // tile comes after the tiles it waits on (a topological order that issues
 // tiles by their first level, as the paper does). So a team only ever waits
 // on a ticket taken before its own, by a team that is running or done: no
-// deadlock on any backend, whatever the number of resident teams.
+// deadlock on any backend, whatever the number of resident teams. A team
+// that finishes its tile takes the next ticket (teams_per_sm: fewer teams
+// than tiles); a tile is only ever waited on once its ticket is taken.
 //
 // Layout. Points are stored level by level, and within a level by ĵ then
 // î, so the threads of a warp (consecutive î, same ĵ and level) touch
@@ -71,6 +73,12 @@ struct WavefrontLayout {
   /// per level: fewer fences and flag round trips, a lag of about one run
   /// per tile hop. 1 = every level.
   int levels_per_wait = 1;
+  /// Teams launched per multiprocessor (2048 threads of the backend's
+  /// concurrency; on host backends, teams in all); each team takes tiles by
+  /// ticket until none is left. 0: one team per tile. Fewer teams spin less: a team whose tile waits on
+  /// its neighbours polls L2 and holds issue slots beside the teams on the
+  /// critical path.
+  int teams_per_sm = 0;
 
   long points() const { return long(grid[0]) * grid[1] * grid[2]; }
 };
@@ -297,10 +305,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
   const int per_wait = L.levels_per_wait > 0 ? L.levels_per_wait : 1;
-  auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
-    int my_ticket = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(m), [&](int& v) { v = trellis::detail::take_ticket(ticket, num_tiles); }, my_ticket);
+  // The kernel's teams (league) take tiles by ticket until every tile is
+  // taken; the team that takes the last of the league + num_tiles tickets
+  // resets the counter for the next sweep.
+  const int multiprocessors = std::max(1, int(space.concurrency() / 2048));
+  const int league = L.teams_per_sm <= 0 ? num_tiles : std::min(num_tiles, L.teams_per_sm * multiprocessors);
+  // One tile, the ticket's, level by level.
+  auto sweep_tile = [=] KOKKOS_FUNCTION(const member_type& m, int team, int my_ticket) {
     const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
     const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
     const int step = forward ? 1 : -1;
@@ -341,13 +352,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
       }
       long long need[3];
+      const int last = run_last(lev);
       for (int q = 0; q < 3; ++q) {
         need[q] = LLONG_MIN;
         if (nb[q] < 0) continue;
         const int f = first_level(nb[q]), l = last_level(nb[q]);
         if (f > l) continue;  // empty tile
         // the neighbour's part of the levels before the run's last, if it has one
-        const int last = run_last(lev);
         if (forward ? f > last - 1 : l < last + 1) continue;
         need[q] = progress(forward ? (l < last - 1 ? l : last - 1) : (f > last + 1 ? f : last + 1));
       }
@@ -358,6 +369,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         for (int q = 0; q < 3; ++q) seen[q] = now[q];
       }
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
+    };
+    // at a run's first level: one thread publishes and waits, then a
+    // barrier (single(PerTeam) does not hold the other threads back)
+    auto wait_at_run_start = [&](int s, int lev) {
+      if (!run_starts(s, lev)) return;
+      Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+      m.team_barrier();
     };
     // Lane threads with a small prefetched state (the triangular sweeps of
     // the smaller stencils and DoF) prefetch one level ahead: the next
@@ -374,7 +392,6 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     }
     for (int s = 0; s <= l1 - l0; ++s) {
       const int lev = forward ? l0 + s : l1 - s;
-      const bool wait = run_starts(s, lev);
       if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
         SweepPoint p = p_next;
         bool mine = mine_next;
@@ -386,10 +403,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
           mine = point_of(my_line, lev, p);
           if (mine) state = prefetch(p, my_lane);
         }
-        if (wait) {
-          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-          m.team_barrier();
-        }
+        wait_at_run_start(s, lev);
         for (int phase = 0; phase < phases; ++phase) {
           if (mine) body(p, state, my_lane, phase);
           m.team_barrier();
@@ -400,10 +414,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         }
       } else if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
         const int groups = team / lanes, group = my_line, lane = my_lane;
-        if (wait) {
-          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-          m.team_barrier();
-        }
+        wait_at_run_start(s, lev);
         for (int phase = 0; phase < phases; ++phase) {
           for (int line = group; line < lines; line += groups) {
             SweepPoint p;
@@ -419,10 +430,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
           m.team_barrier();
         }
       } else {
-        if (wait) {
-          Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
-          m.team_barrier();  // single(PerTeam) does not hold the other threads back
-        }
+        wait_at_run_start(s, lev);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
           SweepPoint p;
           if (!point_of(line, lev, p)) return;
@@ -438,6 +446,20 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
     });
   };
+  auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
+    for (;;) {
+      int my_ticket = 0;
+      Kokkos::single(
+          Kokkos::PerTeam(m),
+          [&](int& v) {
+            v = Kokkos::atomic_fetch_add(&ticket(), 1);
+            if (v == num_tiles + league - 1) Kokkos::atomic_exchange(&ticket(), 0);
+          },
+          my_ticket);
+      if (my_ticket >= num_tiles) return;
+      sweep_tile(m, team, my_ticket);
+    }
+  };
   TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
   if (!on_host) {
     const int most = policy(space, 1, 1).team_size_max(launch, Kokkos::ParallelForTag());
@@ -448,7 +470,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
                   : lines < most          ? lines
                                           : most;
   }
-  Kokkos::parallel_for(label, policy(space, num_tiles, launch.team), launch);
+  Kokkos::parallel_for(label, policy(space, league, launch.team), launch);
   return true;
 }
 
