@@ -24,7 +24,8 @@
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
 // --levels-per-wait: StructIluOptions::levels_per_wait values to try (0: automatic), with the
 //   tiles; the fastest lower solve and factorization count.
-// --teams-per-sm: StructIluOptions::teams_per_sm values to try (0: one team per tile), likewise.
+// --teams-per-sm: StructIluOptions::teams_per_sm values to try (0: automatic, -1: one team per
+//   tile), likewise.
 // --no-baselines: StructILU alone (parameter sweeps; no speedups).
 #include <Kokkos_Core.hpp>
 
@@ -127,19 +128,19 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
         const double l =
             bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
         const auto& shape = M.layout().tile;
-        const int w = M.layout().levels_per_wait;
+        const int w = M.layout().levels_per_wait, team_count_used = M.layout().teams_per_sm;
         tile_rows.push(JsonObject()
                            .set("tile_x", shape.x)
                            .set("tile_y", shape.y)
                            .set("levels_per_wait", w)
-                           .set("teams_per_sm", team_count)
+                           .set("teams_per_sm", team_count_used)
                            .set("lower_s", l)
                            .set("factor_s", f));
         if (tiles.size() * waits.size() * teams.size() > 1)
           std::printf("  tile %3dx%-2d wait/%-2d teams/sm %-2d  factor %9.3f ms  lower %8.3f ms\n", shape.x, shape.y, w,
-                      team_count, f * 1e3, l * 1e3);
+                      team_count_used, f * 1e3, l * 1e3);
         if (l < lower_s)
-          lower_s = l, best_tile = shape, best_wait = w, best_teams = team_count, layout_s = M.layout_seconds(),
+          lower_s = l, best_tile = shape, best_wait = w, best_teams = team_count_used, layout_s = M.layout_seconds(),
           levels = M.layout().levels;
         factor_s = std::min(factor_s, f);
       }

@@ -261,7 +261,7 @@ TYPED_TEST(StructIluTest, FewerTeamsThanTilesMatchTheReference) {
         const std::string what = st.name() + " teams per sm " + std::to_string(teams);
         expect_matches_reference<Device>(A, o, what);
         StructIluOptions one_per_tile = o;
-        one_per_tile.teams_per_sm = 0;
+        one_per_tile.teams_per_sm = StructIluOptions::team_per_tile;
         const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
         auto z = test::device_vector<Device>(Vec(r.size(), 0.0));
         auto z1 = test::device_vector<Device>(Vec(r.size(), 0.0));
@@ -272,7 +272,7 @@ TYPED_TEST(StructIluTest, FewerTeamsThanTilesMatchTheReference) {
         EXPECT_EQ(test::host_vector(z), test::host_vector(z1)) << what;
       }
   StructIluOptions o;
-  o.teams_per_sm = -2;
+  o.teams_per_sm = -2;  // -1 is team_per_tile
   EXPECT_THROW(
       (StructIlu<double, Device>(
           gallery::stencil_problem(Stencil(StencilShape::star7), {4, 4, 4}, 1, gallery::StencilPde::dominant, 1), o)),

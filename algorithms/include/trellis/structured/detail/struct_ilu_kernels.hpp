@@ -266,18 +266,34 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     return st;
   };
   // Row r of the point: rhs - sum over the half's entries of A(p,q) x(q);
-  // the backward sweep with B = 1 also applies U's inverse diagonal.
+  // the backward sweep with B = 1 also applies U's inverse diagonal. On
+  // the wide stencils (E = 16) at B > 1 the entries go in chunks of about
+  // 24 values whose loads (neighbours' x, the blocks not prefetched) are
+  // all issued before the chunk's products: left to itself, nvcc kept one
+  // entry's loads in flight at a time (box27 DoF 6: 94 registers, a level
+  // 1.5x the time of DoF 8's). Elsewhere (chunk 1) that cost registers and
+  // gained nothing measured.
+  constexpr int chunk = E == 16 && B > 1 ? 24 / B : 1;
   auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
 #pragma unroll
-    for (int e = 0; e < State::max_entries; ++e) {
-      if (e0 + e >= e1 || st.q[e] < 0) continue;
-      Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
-      for (int c = 0; c < B; ++c)
-        acc -=
-            (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
-            xq[c];
+    for (int first = 0; first < State::max_entries; first += chunk) {
+      Scalar xq[chunk][B], a[chunk][B];
+#pragma unroll
+      for (int u = 0; u < chunk; ++u) {
+        const int e = first + u;
+        if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
+        for (int c = 0; c < B; ++c) xq[u][c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+        for (int c = 0; c < B; ++c)
+          a[u][c] =
+              e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
+      }
+#pragma unroll
+      for (int u = 0; u < chunk; ++u) {
+        const int e = first + u;
+        if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
+        for (int c = 0; c < B; ++c) acc -= a[u][c] * xq[u][c];
+      }
     }
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
