@@ -271,13 +271,23 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // 24 values whose loads (neighbours' x, the blocks not prefetched) are
   // all issued before the chunk's products: left to itself, nvcc kept one
   // entry's loads in flight at a time (box27 DoF 6: 94 registers, a level
-  // 1.5x the time of DoF 8's). Elsewhere (chunk 1) that cost registers and
-  // gained nothing measured.
+  // 1.5x the time of DoF 8's). Elsewhere entry by entry, as nvcc chose
+  // fewer registers for it.
   constexpr int chunk = E == 16 && B > 1 ? 24 / B : 1;
   auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
 #pragma unroll
-    for (int first = 0; first < State::max_entries; first += chunk) {
+    for (int e = 0; e < State::max_entries && chunk == 1; ++e) {  // entry by entry
+      if (e0 + e >= e1 || st.q[e] < 0) continue;
+      Scalar xq[B];
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+      for (int c = 0; c < B; ++c)
+        acc -=
+            (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
+            xq[c];
+    }
+#pragma unroll
+    for (int first = 0; first < State::max_entries && chunk > 1; first += chunk) {
       Scalar xq[chunk][B], a[chunk][B];
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
