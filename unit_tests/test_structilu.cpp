@@ -204,6 +204,22 @@ TYPED_TEST(StructIluTest, LargerGridsWithSmallTilesMatchTheReference) {
         "star7 tiles 32x8");
 }
 
+/// Two option sets that must give the same bits (same operations in the
+/// same order) on one fresh right-hand side.
+template <class Device>
+void expect_same_bits(const StencilMatrix& A, const StructIluOptions& a, const StructIluOptions& b,
+                      const std::string& what) {
+  const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
+  // two allocations: a View copy would share za's data
+  auto za = test::device_vector<Device>(Vec(r.size(), 0.0));
+  auto zb = test::device_vector<Device>(Vec(r.size(), 0.0));
+  test::run_with_watchdog("structilu " + what, 120, [&] {
+    StructIlu<double, Device>(A, a).apply(test::device_vector<Device>(r), za);
+    StructIlu<double, Device>(A, b).apply(test::device_vector<Device>(r), zb);
+  });
+  EXPECT_EQ(test::host_vector(za), test::host_vector(zb)) << what;
+}
+
 TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
   // levels_per_wait > 1: a team waits for its neighbours once per run of
   // levels; the same operations in the same order, so the same bits as
@@ -221,15 +237,7 @@ TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
         expect_matches_reference<Device>(A, o, what);
         StructIluOptions every = o;
         every.levels_per_wait = 1;
-        const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
-        // two allocations: a View copy would share z's data
-        auto z = test::device_vector<Device>(Vec(r.size(), 0.0));
-        auto z1 = test::device_vector<Device>(Vec(r.size(), 0.0));
-        test::run_with_watchdog("structilu " + what, 120, [&] {
-          StructIlu<double, Device>(A, o).apply(test::device_vector<Device>(r), z);
-          StructIlu<double, Device>(A, every).apply(test::device_vector<Device>(r), z1);
-        });
-        EXPECT_EQ(test::host_vector(z), test::host_vector(z1)) << what;
+        expect_same_bits<Device>(A, o, every, what);
       }
   // the strided teams (32x8 lines x 5 lanes is more than a GPU team)
   StructIluOptions o;
@@ -262,14 +270,7 @@ TYPED_TEST(StructIluTest, FewerTeamsThanTilesMatchTheReference) {
         expect_matches_reference<Device>(A, o, what);
         StructIluOptions one_per_tile = o;
         one_per_tile.teams_per_sm = StructIluOptions::team_per_tile;
-        const Vec r = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
-        auto z = test::device_vector<Device>(Vec(r.size(), 0.0));
-        auto z1 = test::device_vector<Device>(Vec(r.size(), 0.0));
-        test::run_with_watchdog("structilu " + what, 120, [&] {
-          StructIlu<double, Device>(A, o).apply(test::device_vector<Device>(r), z);
-          StructIlu<double, Device>(A, one_per_tile).apply(test::device_vector<Device>(r), z1);
-        });
-        EXPECT_EQ(test::host_vector(z), test::host_vector(z1)) << what;
+        expect_same_bits<Device>(A, o, one_per_tile, what);
       }
   StructIluOptions o;
   o.teams_per_sm = -2;  // -1 is team_per_tile
