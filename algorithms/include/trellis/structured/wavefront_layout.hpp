@@ -75,9 +75,7 @@ struct WavefrontLayout {
   int levels_per_wait = 1;
   /// Teams launched per multiprocessor (2048 threads of the backend's
   /// concurrency; on host backends, teams in all); each team takes tiles by
-  /// ticket until none is left. 0: one team per tile. Fewer teams spin less: a team whose tile waits on
-  /// its neighbours polls L2 and holds issue slots beside the teams on the
-  /// critical path.
+  /// ticket until none is left. 0: one team per tile.
   int teams_per_sm = 0;
 
   long points() const { return long(grid[0]) * grid[1] * grid[2]; }
@@ -306,8 +304,8 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
   const int lines = ts.x * ts.y;
   const int per_wait = L.levels_per_wait > 0 ? L.levels_per_wait : 1;
   // The kernel's teams (league) take tiles by ticket until every tile is
-  // taken; the team that takes the last of the league + num_tiles tickets
-  // resets the counter for the next sweep.
+  // taken: league + num_tiles tickets in all, each team's last one past the
+  // tiles.
   const int multiprocessors = std::max(1, int(space.concurrency() / 2048));
   const int league = L.teams_per_sm <= 0 ? num_tiles : std::min(num_tiles, L.teams_per_sm * multiprocessors);
   // One tile, the ticket's, level by level.
@@ -450,12 +448,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     for (;;) {
       int my_ticket = 0;
       Kokkos::single(
-          Kokkos::PerTeam(m),
-          [&](int& v) {
-            v = Kokkos::atomic_fetch_add(&ticket(), 1);
-            if (v == num_tiles + league - 1) Kokkos::atomic_exchange(&ticket(), 0);
-          },
-          my_ticket);
+          Kokkos::PerTeam(m), [&](int& v) { v = trellis::detail::take_ticket(ticket, num_tiles + league); }, my_ticket);
       if (my_ticket >= num_tiles) return;
       sweep_tile(m, team, my_ticket);
     }
