@@ -53,46 +53,79 @@ enum PivotStatus : int { pivot_ok = 0, pivot_boosted = 1, pivot_tiny = 2, pivot_
 /// block. A pivot with |p| <= tiny is replaced by copysign(boost, p) when
 /// boost > 0 (status pivot_boosted), else the inversion stops with
 /// pivot_tiny; a NaN or Inf pivot gives pivot_not_finite. `failed`, when
-/// given, receives the column of the failing pivot.
+/// given, receives the column of the failing pivot; inv is then zero.
+///
+/// In place on one array (the inverse's columns take the places of A's
+/// eliminated ones; the row swaps are undone as column swaps at the end),
+/// and every index a compile-time constant once the loops unroll, so that a
+/// GPU thread keeps the block in registers: with row swaps by a computed
+/// index an 8 x 8 inversion ran from local memory, the largest part of
+/// StructILU's DoF-8 factorization (ncu, RESULTS.md).
 template <int B, class Scalar>
 KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tiny, Scalar boost,
                                         int* failed = nullptr) {
   Scalar a[B * B];
-  for (int k = 0; k < B * B; ++k) a[k] = A[k], inv[k] = 0;
-  for (int r = 0; r < B; ++r) inv[r * B + r] = 1;
+  int perm[B];
+#pragma unroll
+  for (int k = 0; k < B * B; ++k) a[k] = A[k];
   int status = pivot_ok;
+#pragma unroll
   for (int c = 0; c < B; ++c) {
-    int p = c;
-    for (int r = c + 1; r < B; ++r)
-      if (Kokkos::Experimental::fabs(a[r * B + c]) > Kokkos::Experimental::fabs(a[p * B + c])) p = r;
-    if (p != c)
-      for (int k = 0; k < B; ++k) {
-        Scalar t = a[c * B + k];
-        a[c * B + k] = a[p * B + k], a[p * B + k] = t;
-        t = inv[c * B + k];
-        inv[c * B + k] = inv[p * B + k], inv[p * B + k] = t;
-      }
-    Scalar piv = a[c * B + c];
-    if (!Kokkos::Experimental::isfinite(piv)) {
-      if (failed) *failed = c;
-      return pivot_not_finite;
+    int p = c;  // the first row with the largest |a(r, c)|, r >= c
+    Scalar largest = Kokkos::Experimental::fabs(a[c * B + c]);
+#pragma unroll
+    for (int r = c + 1; r < B; ++r) {
+      const Scalar v = Kokkos::Experimental::fabs(a[r * B + c]);
+      if (v > largest) largest = v, p = r;
     }
-    if (Kokkos::Experimental::fabs(piv) <= tiny) {
-      if (!(boost > 0)) {
-        if (failed) *failed = c;
-        return pivot_tiny;
-      }
-      piv = a[c * B + c] = piv < 0 ? -boost : boost;
+    perm[c] = p;
+#pragma unroll
+    for (int r = c + 1; r < B; ++r)
+      if (r == p)
+#pragma unroll
+        for (int k = 0; k < B; ++k) {
+          const Scalar t = a[c * B + k];
+          a[c * B + k] = a[r * B + k], a[r * B + k] = t;
+        }
+    Scalar piv = a[c * B + c];
+    int failure = pivot_ok;
+    if (!Kokkos::Experimental::isfinite(piv))
+      failure = pivot_not_finite;
+    else if (Kokkos::Experimental::fabs(piv) <= tiny) {
+      if (!(boost > 0)) failure = pivot_tiny;
+      piv = piv < 0 ? -boost : boost;
       status = pivot_boosted;
     }
+    if (failure != pivot_ok) {
+      if (failed) *failed = c;
+      for (int k = 0; k < B * B; ++k) inv[k] = 0;
+      return failure;
+    }
     const Scalar s = Scalar(1) / piv;
-    for (int k = 0; k < B; ++k) a[c * B + k] *= s, inv[c * B + k] *= s;
+    a[c * B + c] = 1;
+#pragma unroll
+    for (int k = 0; k < B; ++k) a[c * B + k] *= s;
+#pragma unroll
     for (int r = 0; r < B; ++r) {
       if (r == c) continue;
       const Scalar f = a[r * B + c];
-      for (int k = 0; k < B; ++k) a[r * B + k] -= f * a[c * B + k], inv[r * B + k] -= f * inv[c * B + k];
+      a[r * B + c] = 0;
+#pragma unroll
+      for (int k = 0; k < B; ++k) a[r * B + k] -= f * a[c * B + k];
     }
   }
+#pragma unroll
+  for (int c = B - 1; c >= 0; --c)
+#pragma unroll
+    for (int q = c + 1; q < B; ++q)
+      if (perm[c] == q)
+#pragma unroll
+        for (int r = 0; r < B; ++r) {
+          const Scalar t = a[r * B + c];
+          a[r * B + c] = a[r * B + q], a[r * B + q] = t;
+        }
+#pragma unroll
+  for (int k = 0; k < B * B; ++k) inv[k] = a[k];
   return status;
 }
 
