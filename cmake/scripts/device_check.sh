@@ -12,7 +12,9 @@
 #       ncu (clocks left alone) on one launch of the kernel whose demangled
 #       name matches KERNEL_REGEX, after SKIP matching launches, of
 #       perf_tests/PROGRAM ARGS: details and per-SASS-instruction stall samples
-#       (profile_details.txt, profile_sass.csv) go to $OUT.
+#       (profile_details.txt, profile_sass.csv) go to $OUT, and their summary
+#       by stall reason and by runs of instructions (profile_stalls.txt,
+#       ncu_stall_summary.py) to the output too.
 #   bash cmake/scripts/device_check.sh sanitize   compute-sanitizer (memcheck,
 #       racecheck, initcheck, synccheck; TRELLIS_SANITIZE_TOOLS to choose) over
 #       the CUDA cases of the unit test programs (TRELLIS_SANITIZE_PROGRAMS,
@@ -156,7 +158,9 @@ profile() {
   ncu --clock-control none --import-source yes --set full --warp-sampling-interval 0 --kernel-name-base demangled -k "regex:$kernel" --launch-skip "$skip" -c 1 -f \
     -o "$out/profile" "$work/build/perf_tests/$prog" "${bench_args[@]:3}" &&
     ncu -i "$out/profile.ncu-rep" --page details >"$out/profile_details.txt" &&
-    ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass.csv"
+    ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass >"$out/profile_sass.csv" &&
+    python3 "$repo/cmake/scripts/ncu_stall_summary.py" "$out/profile_sass.csv" >"$out/profile_stalls.txt" &&
+    cat "$out/profile_stalls.txt"
 }
 
 step deps deps && step configure configure && step build build || exit 1
