@@ -31,12 +31,13 @@ struct Inverted {
 
 /// block_invert<B> of each B x B block of `blocks` (row-major, one after
 /// another), in a kernel on Device. Outputs start as NaN and -1: unwritten
-/// ones show.
+/// ones show. In place: the output array is the input (as StructILU calls it).
 template <int B, class Device>
-Inverted invert_on(const Vec& blocks, double tiny, double boost) {
+Inverted invert_on(const Vec& blocks, double tiny, double boost, bool in_place = false) {
   const int count = int(blocks.size() / (B * B));
-  auto a = test::device_vector<Device>(blocks);
-  auto inv = test::device_vector<Device>(Vec(blocks.size(), std::numeric_limits<double>::quiet_NaN()));
+  auto inv =
+      test::device_vector<Device>(in_place ? blocks : Vec(blocks.size(), std::numeric_limits<double>::quiet_NaN()));
+  auto a = in_place ? inv : test::device_vector<Device>(blocks);
   Kokkos::View<int*, Device> status("status", count), column("column", count);
   Kokkos::deep_copy(status, -1);
   Kokkos::deep_copy(column, -1);
@@ -93,6 +94,8 @@ void expect_inverses() {
       }
     EXPECT_LT(worst, 1e-13) << "block " << b;
   }
+  const Inverted in_place = invert_on<B, Device>(blocks, 1e-14, 0, true);
+  for (size_t x = 0; x < blocks.size(); ++x) ASSERT_EQ(in_place.inv[x], got.inv[x]) << "in place, entry " << x;
 }
 
 TYPED_TEST(BlockInvert, InvertsBlocksThatNeedRowSwapsForEveryBlockSize) {
@@ -122,6 +125,7 @@ TYPED_TEST(BlockInvert, PivotFailuresNameTheColumnAndLeaveZeros) {
   EXPECT_EQ(failed.status[1], ilu::detail::pivot_not_finite);
   EXPECT_EQ(failed.column[1], 1);
   for (double v : failed.inv) EXPECT_EQ(v, 0.0);
+  for (double v : invert_on<B, TypeParam>(blocks, 1e-14, 0, true).inv) EXPECT_EQ(v, 0.0);
 
   // with a boost the tiny pivot becomes +boost: the inverse of A with its
   // zero row made (0, 0, 1e-3, 0), diag(2, 3, 1e-3, 5) in A's row order

@@ -53,7 +53,8 @@ enum PivotStatus : int { pivot_ok = 0, pivot_boosted = 1, pivot_tiny = 2, pivot_
 /// block. A pivot with |p| <= tiny is replaced by copysign(boost, p) when
 /// boost > 0 (status pivot_boosted), else the inversion stops with
 /// pivot_tiny; a NaN or Inf pivot gives pivot_not_finite. `failed`, when
-/// given, receives the column of the failing pivot; inv is then zero.
+/// given, receives the column of the failing pivot; inv is then zero. A
+/// and inv may be the same array.
 ///
 /// In place on one array (the inverse's columns take the places of A's
 /// eliminated ones; the row swaps are undone as column swaps at the end),

@@ -10,9 +10,13 @@
 // The centre entry holds the inverse of U's diagonal block after the
 // factorization.
 //
-// Values another team may have written during the same sweep (a
-// neighbour's x, a neighbour row's U and inverse diagonal) are read with
-// volatile loads: a cached copy of their line could predate the write.
+// Values another team wrote during the same sweep (a neighbour's x, a
+// neighbour row's U and inverse diagonal) are read with plain loads: the
+// sweep's acquire fence comes after their flags and before the team's
+// barrier (DESIGN.md's publish-then-flag), and on CUDA it also invalidates
+// the multiprocessor's L1, so no cached copy predates the write. Plain
+// loads may then be served from L1 and issued in any order; volatile ones
+// went to L2 one 32-byte sector per load, in program order.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/eti.hpp"
@@ -103,7 +107,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
       Scalar l[B];  // L(p,q) = A(p,q) U(q,q)^{-1}, row r
       for (int c = 0; c < B; ++c) {
         Scalar sum = 0;
-        for (int m = 0; m < B; ++m) sum += row(e, m) * Kokkos::volatile_load(&values(F.at(centre, q, m, c)));
+        for (int m = 0; m < B; ++m) sum += row(e, m) * values(F.at(centre, q, m, c));
         l[c] = sum;
       }
       for (int c = 0; c < B; ++c) row(e, c) = l[c];
@@ -114,7 +118,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) continue;
         for (int c = 0; c < B; ++c) {  // A(p,t) -= L(p,q) U(q,t), row r
           Scalar sum = 0;
-          for (int m = 0; m < B; ++m) sum += l[m] * Kokkos::volatile_load(&values(F.at(ue, q, m, c)));
+          for (int m = 0; m < B; ++m) sum += l[m] * values(F.at(ue, q, m, c));
           row(te, c) -= sum;
         }
       }
@@ -127,22 +131,22 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   // The centre block replaced by its inverse; pivot failures recorded.
   auto invert_centre = [=] KOKKOS_FUNCTION(const SweepPoint& pt, Scalar scale) {
     const long pos = pt.position;
-    Scalar dblock[B * B], inv[B * B];
+    Scalar block[B * B];  // inverted in place (block_invert reads it whole first)
     for (int r = 0; r < B; ++r)
-      for (int c = 0; c < B; ++c) dblock[r * B + c] = Kokkos::volatile_load(&values(F.at(centre, pos, r, c)));
+      for (int c = 0; c < B; ++c) block[r * B + c] = values(F.at(centre, pos, r, c));
     int column = 0;
     const Scalar unit = scale > 0 ? scale : Scalar(1);
+    // on a failure the inverse is zero, so dependants finish; the error is raised after
     const int status =
-        ilu::detail::block_invert<B>(dblock, inv, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
+        ilu::detail::block_invert<B>(block, block, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
     if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
     if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
       const long p = pt.i + long(nx) * (pt.j + long(ny) * pt.k);
       Kokkos::atomic_fetch_min(&first(),
                                (long long)(p)*16 + column * 2 + (status == ilu::detail::pivot_not_finite ? 1 : 0));
-      for (int x = 0; x < B * B; ++x) inv[x] = 0;  // dependants finish; the error is raised after
     }
     for (int r = 0; r < B; ++r)
-      for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = inv[r * B + c];
+      for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = block[r * B + c];
   };
   // DoF 1 with many lower entries: a lane per entry of the row (the paper's
   // intra-row parallelism). Phase 0 takes the row's scale; then per lower
@@ -166,7 +170,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         }
         row_scale(pos) = scale;
       } else {
-        invert_centre(pt, Kokkos::volatile_load(&row_scale(pos)));
+        invert_centre(pt, row_scale(pos));
       }
       return;
     }
@@ -174,9 +178,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     const long q = q_of(e);
     if (q < 0) return;
     if ((phase - 1) % 2 == 0) {  // L(p,q) = A(p,q) U(q,q)^{-1}
-      if (t == e)
-        values(F.at(e, pos, 0, 0)) =
-            Kokkos::volatile_load(&values(F.at(e, pos, 0, 0))) * Kokkos::volatile_load(&values(F.at(centre, q, 0, 0)));
+      if (t == e) values(F.at(e, pos, 0, 0)) = values(F.at(e, pos, 0, 0)) * values(F.at(centre, q, 0, 0));
       return;
     }
     const int ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
@@ -184,9 +186,8 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     const EntryShift se = shifts(e), su = shifts(ue);
     const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
     if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return;
-    const Scalar prod =
-        Kokkos::volatile_load(&values(F.at(e, pos, 0, 0))) * Kokkos::volatile_load(&values(F.at(ue, q, 0, 0)));
-    values(F.at(t, pos, 0, 0)) = Kokkos::volatile_load(&values(F.at(t, pos, 0, 0))) - prod;
+    const Scalar prod = values(F.at(e, pos, 0, 0)) * values(F.at(ue, q, 0, 0));
+    values(F.at(t, pos, 0, 0)) = values(F.at(t, pos, 0, 0)) - prod;
   };
   if (entry_lanes) {
     wavefront_sweep(
@@ -206,7 +207,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
           Scalar scale = 0;
           for (int r = 0; r < B; ++r) {
-            const Scalar v = Kokkos::volatile_load(&row_scale(pt.position * B + r));
+            const Scalar v = row_scale(pt.position * B + r);
             scale = v > scale ? v : scale;
           }
           invert_centre(pt, scale);
@@ -280,7 +281,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = 0; e < State::max_entries && chunk == 1; ++e) {  // entry by entry
       if (e0 + e >= e1 || st.q[e] < 0) continue;
       Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+      for (int c = 0; c < B; ++c) xq[c] = x(long(st.q[e]) * B + c);
       for (int c = 0; c < B; ++c)
         acc -=
             (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
@@ -293,7 +294,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
         if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
-        for (int c = 0; c < B; ++c) xq[u][c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+        for (int c = 0; c < B; ++c) xq[u][c] = x(long(st.q[e]) * B + c);
         for (int c = 0; c < B; ++c)
           a[u][c] =
               e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
@@ -308,14 +309,14 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
-      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * Kokkos::volatile_load(&x(q * B + c));
+      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * x(q * B + c);
     }
     x(p.position * B + r) = lower || B > 1 ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
   };
   // Backward sweep, B > 1: x(p) = U(p,p)^{-1} (the B rows the lanes left)
   auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) {
     Scalar acc[B];
-    for (int c = 0; c < B; ++c) acc[c] = Kokkos::volatile_load(&x(p.position * B + c));
+    for (int c = 0; c < B; ++c) acc[c] = x(p.position * B + c);
     for (int r = 0; r < B; ++r) {
       Scalar s = 0;
       for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
