@@ -19,11 +19,9 @@
 //
 //   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
 //                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
-//                [--staged-blocks automatic|on|off]
 //                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--json FILE]
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
-// --staged-blocks: StructIluOptions::staged_blocks (the factorization at DoF > 1).
 // --levels-per-wait: StructIluOptions::levels_per_wait values to try (0: automatic), with the
 //   tiles; the fastest lower solve and factorization count.
 // --teams-per-sm: StructIluOptions::teams_per_sm values to try (0: automatic, -1: one team per
@@ -95,7 +93,7 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
-                       const std::vector<structured::TileShape>& tiles, const StructIluOptions& base_options,
+                       const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
                        const std::vector<int>& waits, const std::vector<int>& teams, bool baselines,
                        std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
@@ -120,8 +118,9 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   for (const auto& tile : tiles)
     for (int wait : waits)
       for (int team_count : teams) {
-        StructIluOptions o = base_options;
+        StructIluOptions o;
         o.tile = tile;
+        o.entry_lanes = entry_lanes;
         o.levels_per_wait = wait;
         o.teams_per_sm = team_count;
         StructIlu<double, Device> M(space, A, o);
@@ -146,9 +145,7 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
         factor_s = std::min(factor_s, f);
       }
   row.set("structilu_layout_s", layout_s).set("tile_x", best_tile.x).set("tile_y", best_tile.y);
-  row.set("levels_per_wait", best_wait)
-      .set("teams_per_sm", best_teams)
-      .set("staged_blocks", to_string(base_options.staged_blocks));
+  row.set("levels_per_wait", best_wait).set("teams_per_sm", best_teams);
   row.set("levels", levels).set("structilu_lower_us_per_level", lower_s / levels * 1e6);
   row.set("tiles", tile_rows);
   // bytes: L's blocks and b read once, x written once
@@ -321,7 +318,8 @@ int run(int argc, char** argv) {
   std::vector<structured::TileShape> tiles{{0, 0}};
   std::vector<int> waits{0}, teams{0};
   bool baselines = true;
-  StructIluOptions base_options;  // the choices given on the command line
+  using Lanes = StructIluOptions::EntryLanes;
+  Lanes entry_lanes = Lanes::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--cases")
@@ -355,9 +353,7 @@ int run(int argc, char** argv) {
     } else if (a == "--no-baselines")
       baselines = false;
     else if (a == "--entry-lanes")
-      base_options.entry_lanes = parse<StructIluOptions::EntryLanes>(bench::option_value(argc, argv, i));
-    else if (a == "--staged-blocks")
-      base_options.staged_blocks = parse<StructIluOptions::StagedBlocks>(bench::option_value(argc, argv, i));
+      entry_lanes = parse<Lanes>(bench::option_value(argc, argv, i));
     else if (a == "--json")
       json_path = bench::option_value(argc, argv, i);
     else
@@ -375,7 +371,7 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, base_options, waits, teams, baselines,
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
                                    lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on

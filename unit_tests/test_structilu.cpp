@@ -155,49 +155,6 @@ TYPED_TEST(StructIluTest, EntryLanesMatchTheReference) {
       "star7 ilu1 entry lanes");
 }
 
-TYPED_TEST(StructIluTest, StagedBlocksMatchTheReferenceAndTheUnstagedBits) {
-  // dof > 1 factored in steps with the next neighbour block staged in team
-  // scratch (automatic on GPUs, forced on and off here on every backend):
-  // against the reference, and bit for bit against the unstaged order
-  using Staged = StructIluOptions::StagedBlocks;
-  StructIluOptions on, off;
-  on.staged_blocks = Staged::on, off.staged_blocks = Staged::off;
-  for (StencilShape shape : named_shapes)
-    for (int dof : {2, 3, 5, 8}) {
-      const Stencil st(shape);
-      const auto A = gallery::stencil_problem(st, {9, 7, 5}, dof, gallery::StencilPde::dominant, test::fresh_seed());
-      expect_matches_reference<TypeParam>(A, on, st.name() + " staged");
-      StructIlu<double, TypeParam> staged(A, on), unstaged(A, off);
-      const Vec r = test::random_vector(size_t(A.num_rows()), 11);
-      auto z1 = test::device_vector<TypeParam>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
-      auto z2 = test::device_vector<TypeParam>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
-      staged.apply(test::device_vector<TypeParam>(r), z1);
-      unstaged.apply(test::device_vector<TypeParam>(r), z2);
-      EXPECT_EQ(test::host_vector(z1), test::host_vector(z2)) << st.name() << " dof " << dof;
-    }
-  // ILU(1)'s fill stencil, and 256 lines x 5 lanes (groups of lanes taking several lines on GPUs)
-  StructIluOptions ilu1 = on;
-  ilu1.kind = StructIluKind::ilu1;
-  expect_matches_reference<TypeParam>(
-      gallery::stencil_problem(Stencil(StencilShape::star7), {9, 8, 7}, 3, gallery::StencilPde::dominant, 9), ilu1,
-      "star7 ilu1 staged");
-  StructIluOptions wide = on;
-  wide.tile = {32, 8};
-  expect_matches_reference<TypeParam>(
-      gallery::stencil_problem(Stencil(StencilShape::box27), {20, 12, 6}, 5, gallery::StencilPde::dominant, 4), wide,
-      "box27 staged tiles 32x8");
-  // a zero pivot is still named with its grid point
-  auto Z = gallery::stencil_problem(Stencil(StencilShape::star13), {6, 5, 4}, 4, gallery::StencilPde::dominant, 2);
-  const double zero[16] = {};  // the whole row of point (3,2,1): its pivots stay 0
-  for (const auto& o : Z.stencil().offsets()) Z.set_block({3, 2, 1}, o, zero);
-  try {
-    StructIlu<double, TypeParam> M(Z, on);
-    ADD_FAILURE() << "a zero diagonal block was factored";
-  } catch (const PivotError& e) {
-    EXPECT_NE(std::string(e.what()).find("(3,2,1), dof 0"), std::string::npos) << e.what();
-  }
-}
-
 TYPED_TEST(StructIluTest, DiagonalBlocksNeedingRowSwapsMatchTheReference) {
   // every diagonal block's rows rotated by one: the block inversion
   // pivots (swaps rows) at every column

@@ -61,11 +61,6 @@ struct StructIluOptions {
   // on GPUs, for ten or more lower entries (Diamond-25P, Box-27P); on a CPU
   // core the lanes run in turn, 3-4x slower.
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
-  // dof > 1: factor in steps, a neighbour block each, the next step's
-  // block staged in team scratch while this one computes (see
-  // detail::factor). automatic: on GPUs; on a CPU core the lanes run in
-  // turn and the staging only adds copies.
-  enum class StagedBlocks { automatic, on, off } staged_blocks = StagedBlocks::automatic;
   // A team waits for its neighbour tiles once per this many levels
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
   // solves at DoF 1-2, else 1).
@@ -84,16 +79,6 @@ struct NameTable<StructIluOptions::EntryLanes> {
       {StructIluOptions::EntryLanes::automatic, "automatic"},
       {StructIluOptions::EntryLanes::on, "on"},
       {StructIluOptions::EntryLanes::off, "off"},
-  };
-};
-
-template <>
-struct NameTable<StructIluOptions::StagedBlocks> {
-  static constexpr const char* what = "staged-blocks choice";
-  static constexpr NameEntry<StructIluOptions::StagedBlocks> entries[] = {
-      {StructIluOptions::StagedBlocks::automatic, "automatic"},
-      {StructIluOptions::StagedBlocks::on, "on"},
-      {StructIluOptions::StagedBlocks::off, "off"},
   };
 };
 
@@ -159,7 +144,6 @@ class StructIlu {
   mutable vector_type work_;
   vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
   Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
-  Kokkos::View<int*, Device> steps_;      // dof > 1, staged: (lower entry, update or -1) pairs
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -309,15 +293,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       for (int u = start[e]; u < start[e + 1]; ++u) upper_for[size_t(e) * stencil_.size() + target[u]] = upper[u];
     upper_for_ = to_device(upper_for, "trellis::structilu::upper_for");
   }
-  using Staged = StructIluOptions::StagedBlocks;
-  if (dof_ > 1 && (options.staged_blocks == Staged::on || (options.staged_blocks == Staged::automatic && gpu))) {
-    std::vector<int> steps;  // IKJ order: L(p,q) of lower entry e, then its updates
-    for (int e = 0; e < stencil_.centre(); ++e) {
-      steps.insert(steps.end(), {e, -1});
-      for (int u = start[e]; u < start[e + 1]; ++u) steps.insert(steps.end(), {e, u});
-    }
-    steps_ = to_device(steps, "trellis::structilu::steps");
-  }
   factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
   factors_.n = layout_.points();
   factors_.dof = dof_;
@@ -361,8 +336,7 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
     report = structured::detail::factor<decltype(B)::value>(
         space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
         Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
-        Kokkos::View<const int*, Device>(upper_for_), Kokkos::View<const int*, Device>(steps_), row_scale_,
-        options_.pivots.tolerance, options_.pivots.boost);
+        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;

@@ -232,10 +232,6 @@ struct SweepPoint {
   int hi, hj;     // wavefront coordinates
   int level;      //
   long position;  // in the layout
-  // The point's line's share of team scratch (wavefront_sweep's
-  // scratch_per_line bytes; null without), shared by its lanes: what a
-  // lane writes there in one phase, the others read in the next.
-  char* scratch;
 };
 
 /// What a body needs no other point for (its matrix values, its right-hand
@@ -288,7 +284,7 @@ enum SweepMode : int {
 template <int Mode, class Device, class Prefetch, class Body, class FinishStep>
 bool sweep_tiles(const typename Device::execution_space& space, const WavefrontLayout<Device>& L, bool forward,
                  long long start, const char* label, const Prefetch& prefetch, const Body& body, int lanes,
-                 const FinishStep& finish, int phases, int scratch_per_line) {
+                 const FinishStep& finish, int phases) {
   using exec = typename Device::execution_space;
   using policy = Kokkos::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
@@ -313,7 +309,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
   const int multiprocessors = std::max(1, int(space.concurrency() / 2048));
   const int league = L.teams_per_sm <= 0 ? num_tiles : std::min(num_tiles, L.teams_per_sm * multiprocessors);
   // One tile, the ticket's, level by level.
-  auto sweep_tile = [=] KOKKOS_FUNCTION(const member_type& m, int team, int my_ticket, char* scratch) {
+  auto sweep_tile = [=] KOKKOS_FUNCTION(const member_type& m, int team, int my_ticket) {
     const int tile_id = order(forward ? my_ticket : num_tiles - 1 - my_ticket);
     const int tx = tile_id % tiles_x, ty = tile_id / tiles_x;
     const int step = forward ? 1 : -1;
@@ -327,7 +323,6 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     }
     const int l0 = first_level(tile_id), l1 = last_level(tile_id);
     auto point_of = [&](int line, int lev, SweepPoint& p) {
-      p.scratch = scratch ? scratch + size_t(line) * scratch_per_line : nullptr;
       p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
       p.k = lev - p.hi - p.hj;
       p.j = p.hj - t.c * p.k;
@@ -449,15 +444,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
     });
   };
-  const size_t scratch_bytes = size_t(lines) * scratch_per_line;
   auto kernel = KOKKOS_LAMBDA(const member_type& m, int team) {
-    char* scratch = scratch_bytes ? (char*)m.team_scratch(0).get_shmem(scratch_bytes) : nullptr;
     for (;;) {
       int my_ticket = 0;
       Kokkos::single(
           Kokkos::PerTeam(m), [&](int& v) { v = trellis::detail::take_ticket(ticket, num_tiles + league); }, my_ticket);
       if (my_ticket >= num_tiles) return;
-      sweep_tile(m, team, my_ticket, scratch);
+      sweep_tile(m, team, my_ticket);
     }
   };
   TeamLaunch<decltype(kernel), member_type> launch{kernel, 1};
@@ -470,9 +463,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
                   : lines < most          ? lines
                                           : most;
   }
-  auto launch_policy = policy(space, league, launch.team);
-  if (scratch_bytes) launch_policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  Kokkos::parallel_for(label, launch_policy, launch);
+  Kokkos::parallel_for(label, policy(space, league, launch.team), launch);
   return true;
 }
 
@@ -484,8 +475,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
 /// each point after all points it may depend on (see the header comment).
 /// On GPUs a point's lanes are threads of the team (lines x lanes threads),
 /// with a barrier after each phase: a phase sees what every lane of the
-/// point wrote in the phases before it, in memory and in its line's
-/// scratch_per_line bytes of team scratch (SweepPoint::scratch).
+/// point wrote in the phases before it.
 ///
 /// Per level and team: every thread prefetches its point (lane threads
 /// with a small state: the next level's, see sweep_tiles); at the first
@@ -497,19 +487,17 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
 template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
                      const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
-                     const FinishStep& finish = FinishStep(), int phases = 1, int scratch_per_line = 0) {
+                     const FinishStep& finish = FinishStep(), int phases = 1) {
   if (L.num_tiles == 0) return;
   const long long start = (++L.epoch) * (L.levels + 1);
   // A point's lanes as threads when the team fits the kernel's registers;
   // a user tile can ask for more: then groups of lanes threads take several
   // lines each, else each thread runs whole points.
   using namespace detail;
-  const int sp = scratch_per_line;
-  if (sweep_tiles<lane_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, sp))
+  if (sweep_tiles<lane_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases)) return;
+  if (sweep_tiles<strided_lanes, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases))
     return;
-  if (sweep_tiles<strided_lanes, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, sp))
-    return;
-  sweep_tiles<point_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, sp);
+  sweep_tiles<point_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases);
 }
 
 }  // namespace trellis::structured

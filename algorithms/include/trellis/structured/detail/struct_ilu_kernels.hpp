@@ -65,19 +65,12 @@ struct PivotReport {
 /// B^2 work per block product instead of B^3, and records its row's largest
 /// entry in row_scale; then one lane inverts the diagonal block. The
 /// arithmetic per entry is the same as one thread doing all rows.
-///
-/// With `steps` (B > 1, staged): the same products in the same order, one
-/// phase per step (steps(2s) = lower entry e, steps(2s+1) = its update u,
-/// or -1 for forming L(p,q)), the neighbour's block of the next step loaded
-/// into team scratch a column per lane while this step computes (the
-/// paper's two-substage pipeline). A lane then loads B values a step
-/// instead of B^2, and their latency hides behind the step before.
 template <int B, class Scalar, class Device>
 PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                    const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
                    Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
-                   Kokkos::View<const int*, Device> upper_for, Kokkos::View<const int*, Device> steps,
-                   Kokkos::View<Scalar*, Device> row_scale, double tolerance, double boost) {
+                   Kokkos::View<const int*, Device> upper_for, Kokkos::View<Scalar*, Device> row_scale,
+                   double tolerance, double boost) {
   Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
   Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
   Kokkos::deep_copy(space, first, LLONG_MAX);
@@ -196,91 +189,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     const Scalar prod = values(F.at(e, pos, 0, 0)) * values(F.at(ue, q, 0, 0));
     values(F.at(t, pos, 0, 0)) = values(F.at(t, pos, 0, 0)) - prod;
   };
-  // Staged steps (B > 1): step s's block, if the step has one (its
-  // neighbour q and, for an update, its target inside the grid): the
-  // entry and position it is read at.
-  const int step_count = int(steps.extent(0) / 2);
-  auto step_block = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int s, int& be, long& q) {
-    const int e = steps(2 * s), u = steps(2 * s + 1);
-    q = neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
-    if (q < 0) return false;
-    be = u < 0 ? centre : update_upper(u);
-    if (u < 0) return true;
-    const EntryShift se = shifts(e), su = shifts(be);
-    const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
-    return x >= 0 && y >= 0 && z >= 0 && x < nx && y < ny && z < nz;
-  };
-  // A line's scratch: two slots of a B x B block (this step's, the
-  // next's), plus one value so that consecutive lines start in different
-  // shared-memory banks.
-  constexpr int slot = B * B, scratch_values = 2 * slot + 1;
-  auto staged_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r, int phase) {
-    Scalar* stage = reinterpret_cast<Scalar*>(pt.scratch);
-    const long pos = pt.position;
-    auto load_column = [&](int s, Scalar* column) {  // column r of step s's block; false if none
-      int be = 0;
-      long q = 0;
-      if (!step_block(pt, s, be, q)) return false;
-      for (int m = 0; m < B; ++m) column[m] = values(F.at(be, q, m, r));
-      return true;
-    };
-    if (phase == 0) {  // the row's scale, and step 0's block
-      Scalar scale = 0;
-      for (int e = 0; e < entries; ++e) {
-        if (neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level) < 0) continue;
-        for (int c = 0; c < B; ++c) {
-          const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, r, c)));
-          scale = v > scale ? v : scale;
-        }
-      }
-      row_scale(pos * B + r) = scale;
-      Scalar column[B];
-      if (step_count > 0 && load_column(0, column))
-        for (int m = 0; m < B; ++m) stage[m * B + r] = column[m];
-      return;
-    }
-    const int s = phase - 1;
-    Scalar next[B];  // issued before this step's products
-    const bool has_next = s + 1 < step_count && load_column(s + 1, next);
-    int be = 0;
-    long q = 0;
-    if (step_block(pt, s, be, q)) {
-      const Scalar* blk = stage + (s % 2) * slot;  // blk[m * B + c]: entry (m, c)
-      const int e = steps(2 * s), u = steps(2 * s + 1);
-      Scalar a[B];
-      for (int m = 0; m < B; ++m) a[m] = values(F.at(e, pos, r, m));
-      if (u < 0) {  // L(p,q) = A(p,q) U(q,q)^{-1}, row r
-        for (int c = 0; c < B; ++c) {
-          Scalar sum = 0;
-          for (int m = 0; m < B; ++m) sum += a[m] * blk[m * B + c];
-          values(F.at(e, pos, r, c)) = sum;
-        }
-      } else {  // A(p,t) -= L(p,q) U(q,t), row r
-        const int te = update_target(u);
-        for (int c = 0; c < B; ++c) {
-          Scalar sum = 0;
-          for (int m = 0; m < B; ++m) sum += a[m] * blk[m * B + c];
-          values(F.at(te, pos, r, c)) -= sum;
-        }
-      }
-    }
-    if (has_next)
-      for (int m = 0; m < B; ++m) stage[((s + 1) % 2) * slot + m * B + r] = next[m];
-  };
-  auto finish_block = KOKKOS_LAMBDA(const SweepPoint& pt) {
-    Scalar scale = 0;
-    for (int r = 0; r < B; ++r) {
-      const Scalar v = row_scale(pt.position * B + r);
-      scale = v > scale ? v : scale;
-    }
-    invert_centre(pt, scale);
-  };
-  if (step_count > 0 && B > 1) {
-    wavefront_sweep(
-        space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int phase) { staged_step(pt, r, phase); }, B,
-        finish_with(finish_block), step_count + 1, int(scratch_values * sizeof(Scalar)));
-  } else if (entry_lanes) {
+  if (entry_lanes) {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int t, int phase) { entry_lane_step(pt, t, phase); },
@@ -295,7 +204,14 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) {
           row_scale(pt.position * B + r) = eliminate_row(pt, r);
         },
-        B, finish_with(finish_block));
+        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
+          Scalar scale = 0;
+          for (int r = 0; r < B; ++r) {
+            const Scalar v = row_scale(pt.position * B + r);
+            scale = v > scale ? v : scale;
+          }
+          invert_centre(pt, scale);
+        }));
   }
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
@@ -436,8 +352,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
   KIND template PivotReport factor<B, double, DEVICE>(                                                             \
       const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, const FactorStorage<double, DEVICE>&,              \
       Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>,        \
-      Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>, Kokkos::View<double*, DEVICE>, double,   \
-      double);                                                                                                     \
+      Kokkos::View<const int*, DEVICE>, Kokkos::View<double*, DEVICE>, double, double);                            \
   KIND template void triangular_sweep<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, \
                                                          const FactorStorage<double, DEVICE>&,                     \
                                                          Kokkos::View<double*, DEVICE>, bool);
