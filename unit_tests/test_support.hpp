@@ -242,8 +242,14 @@ void run_with_watchdog(const std::string& what, double seconds, F&& f) {
       }
     }
   });
-  f();
-  Kokkos::fence();
+  try {
+    f();
+    Kokkos::fence();
+  } catch (...) {  // stop the dog before the exception leaves (a joinable thread would abort)
+    done = true;
+    dog.join();
+    throw;
+  }
   done = true;
   dog.join();
 }
