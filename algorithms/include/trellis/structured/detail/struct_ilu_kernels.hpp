@@ -10,13 +10,14 @@
 // The centre entry holds the inverse of U's diagonal block after the
 // factorization.
 //
-// Values another team wrote during the same sweep (a neighbour's x, a
-// neighbour row's U and inverse diagonal) are read with plain loads: the
+// Values another team wrote during the same sweep (a neighbour row's U
+// and inverse diagonal, a neighbour's x) may be read with plain loads: the
 // sweep's acquire fence comes after their flags and before the team's
 // barrier (DESIGN.md's publish-then-flag), and on CUDA it also invalidates
-// the multiprocessor's L1, so no cached copy predates the write. Plain
-// loads may then be served from L1 and issued in any order; volatile ones
-// went to L2 one 32-byte sector per load, in program order.
+// the multiprocessor's L1, so no cached copy predates the write. The
+// factorization does (they may hit L1 and be reordered: 5-11% faster at
+// DoF 4-8 on an H200); the triangular sweeps keep volatile loads of x, as
+// plain ones made star13 and diamond13 DoF 8 lower solves 1.8x slower.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/eti.hpp"
@@ -281,7 +282,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = 0; e < State::max_entries && chunk == 1; ++e) {  // entry by entry
       if (e0 + e >= e1 || st.q[e] < 0) continue;
       Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = x(long(st.q[e]) * B + c);
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
       for (int c = 0; c < B; ++c)
         acc -=
             (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
@@ -294,7 +295,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
         if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
-        for (int c = 0; c < B; ++c) xq[u][c] = x(long(st.q[e]) * B + c);
+        for (int c = 0; c < B; ++c) xq[u][c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
         for (int c = 0; c < B; ++c)
           a[u][c] =
               e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
@@ -309,14 +310,14 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
-      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * x(q * B + c);
+      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * Kokkos::volatile_load(&x(q * B + c));
     }
     x(p.position * B + r) = lower || B > 1 ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
   };
   // Backward sweep, B > 1: x(p) = U(p,p)^{-1} (the B rows the lanes left)
   auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) {
     Scalar acc[B];
-    for (int c = 0; c < B; ++c) acc[c] = x(p.position * B + c);
+    for (int c = 0; c < B; ++c) acc[c] = Kokkos::volatile_load(&x(p.position * B + c));
     for (int r = 0; r < B; ++r) {
       Scalar s = 0;
       for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
