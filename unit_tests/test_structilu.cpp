@@ -155,6 +155,47 @@ TYPED_TEST(StructIluTest, EntryLanesMatchTheReference) {
       "star7 ilu1 entry lanes");
 }
 
+TYPED_TEST(StructIluTest, EntryLanesAtDofAboveOneMatchTheReferenceAndTheRowLaneBits) {
+  // a thread per entry and row of the block row: against the reference,
+  // and bit for bit against a thread per row (the same products, each
+  // target's updates in the same order)
+  StructIluOptions entry, row;
+  entry.entry_lanes = StructIluOptions::EntryLanes::on;
+  row.entry_lanes = StructIluOptions::EntryLanes::off;
+  for (StencilShape shape : named_shapes)
+    for (int dof : {2, 3, 5, 8}) {
+      const Stencil st(shape);
+      const auto A = gallery::stencil_problem(st, {9, 7, 5}, dof, gallery::StencilPde::dominant, test::fresh_seed());
+      expect_matches_reference<TypeParam>(A, entry, st.name() + " entry lanes");
+      std::unique_ptr<StructIlu<double, TypeParam>> by_entry, by_row;
+      test::run_with_watchdog("structilu entry lanes " + st.name(), 120, [&] {
+        by_entry = std::make_unique<StructIlu<double, TypeParam>>(A, entry);
+        by_row = std::make_unique<StructIlu<double, TypeParam>>(A, row);
+      });
+      const Vec r = test::random_vector(size_t(A.num_rows()), 11);
+      auto z1 = test::device_vector<TypeParam>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
+      auto z2 = test::device_vector<TypeParam>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
+      by_entry->apply(test::device_vector<TypeParam>(r), z1);
+      by_row->apply(test::device_vector<TypeParam>(r), z2);
+      EXPECT_EQ(test::host_vector(z1), test::host_vector(z2)) << st.name() << " dof " << dof;
+    }
+  // ILU(1)'s fill stencil, and a zero pivot named with its grid point
+  StructIluOptions ilu1 = entry;
+  ilu1.kind = StructIluKind::ilu1;
+  expect_matches_reference<TypeParam>(
+      gallery::stencil_problem(Stencil(StencilShape::star7), {9, 8, 7}, 3, gallery::StencilPde::dominant, 9), ilu1,
+      "star7 ilu1 entry lanes dof 3");
+  auto Z = gallery::stencil_problem(Stencil(StencilShape::star13), {6, 5, 4}, 4, gallery::StencilPde::dominant, 2);
+  const double zero[16] = {};  // the whole row of point (3,2,1): its pivots stay 0
+  for (const auto& o : Z.stencil().offsets()) Z.set_block({3, 2, 1}, o, zero);
+  try {
+    StructIlu<double, TypeParam> M(Z, entry);
+    ADD_FAILURE() << "a zero diagonal block was factored";
+  } catch (const PivotError& e) {
+    EXPECT_NE(std::string(e.what()).find("(3,2,1), dof 0"), std::string::npos) << e.what();
+  }
+}
+
 TYPED_TEST(StructIluTest, DiagonalBlocksNeedingRowSwapsMatchTheReference) {
   // every diagonal block's rows rotated by one: the block inversion
   // pivots (swaps rows) at every column

@@ -57,9 +57,10 @@ struct StructIluOptions {
   // about 256 / dof lines: a point runs as dof threads). Lines x dof beyond
   // the kernel's team size work, but 1.4-4x slower on an H200.
   structured::TileShape tile;
-  // dof 1: factor a point with a thread per entry of its row. automatic:
-  // on GPUs, for ten or more lower entries (Diamond-25P, Box-27P); on a CPU
-  // core the lanes run in turn, 3-4x slower.
+  // Factor a point with a thread per entry and row of its block row.
+  // automatic: at dof 1 on GPUs, for ten or more lower entries (Diamond-25P,
+  // Box-27P); on a CPU core the lanes run in turn, 3-4x slower. on: at any
+  // dof (dof x entries threads a point; not yet measured at dof > 1).
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
   // A team waits for its neighbour tiles once per this many levels
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
@@ -237,14 +238,15 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
   // At dof 1 with ten or more lower entries the factorization runs a point
   // as a thread per entry (entry_lanes; measured on an H200: box27 1.24x,
-  // diamond25 1.13x faster, star13 2x slower): its own tiles of 16 lines.
+  // diamond25 1.13x faster, star13 2x slower): its own tiles of 16 lines
+  // (at dof > 1, on request, of about 16 / dof).
   using Lanes = StructIluOptions::EntryLanes;
-  const bool entry_lanes =
-      dof_ == 1 && stencil_.size() <= 64 &&
-      (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic && stencil_.centre() >= 10 && gpu));
+  const bool entry_lanes = stencil_.size() <= 64 &&
+                           (options.entry_lanes == Lanes::on ||
+                            (options.entry_lanes == Lanes::automatic && dof_ == 1 && stencil_.centre() >= 10 && gpu));
   factor_layout_ = layout_;
   if (entry_lanes && gpu_default_tile)
-    structured::assign_tiles(space, factor_layout_, stencil_, reaching({8, 2}));
+    structured::assign_tiles(space, factor_layout_, stencil_, reaching({std::max(1, 8 / dof_), 2}));
   else
     structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
   if (options.levels_per_wait < 0)

@@ -149,13 +149,16 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int r = 0; r < B; ++r)
       for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = block[r * B + c];
   };
-  // DoF 1 with many lower entries: a lane per entry of the row (the paper's
-  // intra-row parallelism). Phase 0 takes the row's scale; then per lower
-  // entry e, lane e forms L(p,q) and every lane t that e updates subtracts
-  // L(p,q) U(q,t-e) from its entry, the targets in parallel and each in the
-  // IKJ order; the last phase inverts the pivot.
-  const bool entry_lanes = B == 1 && upper_for.extent(0) > 0;
-  auto entry_lane_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int t, int phase) {
+  // Entry lanes (at DoF 1 the paper's intra-row parallelism; at DoF > 1
+  // on request): a lane per entry t and row r of the block row. Phase 0
+  // takes row r's scale; then per lower entry e, lanes (e, r) form row r of
+  // L(p,q), and every lane (t, r) that e updates subtracts row r of
+  // L(p,q) U(q,t-e) from its entry: the targets in parallel, each in the
+  // IKJ order, so the same bits as eliminate_row. The last phase inverts
+  // the pivot block.
+  const bool entry_lanes = upper_for.extent(0) > 0;
+  auto entry_lane_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int lane, int phase) {
+    const int t = lane / B, r = lane % B;
     const long pos = pt.position;
     auto q_of = [&](int e) {
       return neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
@@ -166,35 +169,53 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         Scalar scale = 0;
         for (int e = 0; e < entries; ++e) {
           if (q_of(e) < 0) continue;
-          const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, 0, 0)));
+          for (int c = 0; c < B; ++c) {
+            const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, r, c)));
+            scale = v > scale ? v : scale;
+          }
+        }
+        row_scale(pos * B + r) = scale;
+      } else if (r == 0) {
+        Scalar scale = 0;
+        for (int rr = 0; rr < B; ++rr) {
+          const Scalar v = row_scale(pos * B + rr);
           scale = v > scale ? v : scale;
         }
-        row_scale(pos) = scale;
-      } else {
-        invert_centre(pt, row_scale(pos));
+        invert_centre(pt, scale);
       }
       return;
     }
     const int e = (phase - 1) / 2;
     const long q = q_of(e);
     if (q < 0) return;
-    if ((phase - 1) % 2 == 0) {  // L(p,q) = A(p,q) U(q,q)^{-1}
-      if (t == e) values(F.at(e, pos, 0, 0)) = values(F.at(e, pos, 0, 0)) * values(F.at(centre, q, 0, 0));
-      return;
+    int ue = centre;  // L(p,q) = A(p,q) U(q,q)^{-1}, in place
+    if ((phase - 1) % 2 == 0) {
+      if (t != e) return;
+    } else {
+      ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
+      if (ue < 0) return;
+      const EntryShift se = shifts(e), su = shifts(ue);
+      const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
+      if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return;
     }
-    const int ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
-    if (ue < 0) return;
-    const EntryShift se = shifts(e), su = shifts(ue);
-    const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
-    if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return;
-    const Scalar prod = values(F.at(e, pos, 0, 0)) * values(F.at(ue, q, 0, 0));
-    values(F.at(t, pos, 0, 0)) = values(F.at(t, pos, 0, 0)) - prod;
+    Scalar a[B];  // row r of A(p,q) or of L(p,q)
+    for (int m = 0; m < B; ++m) a[m] = values(F.at(e, pos, r, m));
+    for (int c = 0; c < B; ++c) {
+      Scalar sum = 0;
+      for (int m = 0; m < B; ++m) sum += a[m] * values(F.at(ue, q, m, c));
+      if (ue == centre)
+        values(F.at(e, pos, r, c)) = sum;
+      else
+        values(F.at(t, pos, r, c)) -= sum;
+    }
   };
   if (entry_lanes) {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int t, int phase) { entry_lane_step(pt, t, phase); },
-        entries, NoFinish(), 2 * centre + 2);
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int lane, int phase) {
+          entry_lane_step(pt, lane, phase);
+        },
+        entries * B, NoFinish(), 2 * centre + 2);
   } else if (B == 1) {  // not constexpr: nvcc's extended lambdas cannot capture inside one
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
