@@ -144,7 +144,7 @@ class StructIlu {
   Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
   mutable vector_type work_;
   vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
-  Kokkos::View<int*, Device> upper_for_;  // dof 1, many lower entries: see the constructor
+  Kokkos::View<int*, Device> upper_for_;  // entry lanes: see the constructor
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };

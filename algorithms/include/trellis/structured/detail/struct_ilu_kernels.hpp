@@ -188,8 +188,9 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     const int e = (phase - 1) / 2;
     const long q = q_of(e);
     if (q < 0) return;
+    const bool forming_l = (phase - 1) % 2 == 0;
     int ue = centre;  // L(p,q) = A(p,q) U(q,q)^{-1}, in place
-    if ((phase - 1) % 2 == 0) {
+    if (forming_l) {
       if (t != e) return;
     } else {
       ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
@@ -203,7 +204,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int c = 0; c < B; ++c) {
       Scalar sum = 0;
       for (int m = 0; m < B; ++m) sum += a[m] * values(F.at(ue, q, m, c));
-      if (ue == centre)
+      if (forming_l)
         values(F.at(e, pos, r, c)) = sum;
       else
         values(F.at(t, pos, r, c)) -= sum;
