@@ -149,6 +149,15 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int r = 0; r < B; ++r)
       for (int c = 0; c < B; ++c) values(F.at(centre, pos, r, c)) = block[r * B + c];
   };
+  // invert_centre with the block row's scale: the largest of its rows' (row_scale)
+  auto invert_centre_by_row_scales = [=] KOKKOS_FUNCTION(const SweepPoint& pt) {
+    Scalar scale = 0;
+    for (int r = 0; r < B; ++r) {
+      const Scalar v = row_scale(pt.position * B + r);
+      scale = v > scale ? v : scale;
+    }
+    invert_centre(pt, scale);
+  };
   // Entry lanes (at DoF 1 the paper's intra-row parallelism; at DoF > 1
   // on request): a lane per entry t and row r of the block row. Phase 0
   // takes row r's scale; then per lower entry e, lanes (e, r) form row r of
@@ -176,12 +185,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         }
         row_scale(pos * B + r) = scale;
       } else if (r == 0) {
-        Scalar scale = 0;
-        for (int rr = 0; rr < B; ++rr) {
-          const Scalar v = row_scale(pos * B + rr);
-          scale = v > scale ? v : scale;
-        }
-        invert_centre(pt, scale);
+        invert_centre_by_row_scales(pt);
       }
       return;
     }
@@ -227,14 +231,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) {
           row_scale(pt.position * B + r) = eliminate_row(pt, r);
         },
-        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) {
-          Scalar scale = 0;
-          for (int r = 0; r < B; ++r) {
-            const Scalar v = row_scale(pt.position * B + r);
-            scale = v > scale ? v : scale;
-          }
-          invert_centre(pt, scale);
-        }));
+        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) { invert_centre_by_row_scales(pt); }));
   }
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
