@@ -60,7 +60,8 @@ struct StructIluOptions {
   // Factor a point with a thread per entry and row of its block row.
   // automatic: at dof 1 on GPUs, for ten or more lower entries (Diamond-25P,
   // Box-27P); on a CPU core the lanes run in turn, 3-4x slower. on: at any
-  // dof (dof x entries threads a point; not yet measured at dof > 1).
+  // dof (dof x entries threads a point; 1.7-3x slower at dof 4-8 on an
+  // H200, so automatic leaves it off there).
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
   // A team waits for its neighbour tiles once per this many levels
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the

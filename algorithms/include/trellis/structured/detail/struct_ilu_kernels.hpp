@@ -16,8 +16,10 @@
 // barrier (DESIGN.md's publish-then-flag), and on CUDA it also invalidates
 // the multiprocessor's L1, so no cached copy predates the write. The
 // factorization does (they may hit L1 and be reordered: 5-11% faster at
-// DoF 4-8 on an H200); the triangular sweeps keep volatile loads of x, as
-// plain ones made star13 and diamond13 DoF 8 lower solves 1.8x slower.
+// DoF 4-8 on an H200). The triangular sweeps do only where the entries go
+// in chunks (E = 16, B > 1: about 10% faster at DoF 6-8) and keep volatile
+// loads of x elsewhere, as plain ones made star13 and diamond13 DoF 8
+// lower solves 1.8x slower.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/eti.hpp"
@@ -314,7 +316,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
         if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
-        for (int c = 0; c < B; ++c) xq[u][c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+        for (int c = 0; c < B; ++c) xq[u][c] = x(long(st.q[e]) * B + c);  // plain: see the file's head
         for (int c = 0; c < B; ++c)
           a[u][c] =
               e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
