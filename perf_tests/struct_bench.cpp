@@ -93,7 +93,7 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
-                       const std::vector<structured::TileShape>& tiles, const StructIluOptions& base_options,
+                       const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
                        const std::vector<int>& waits, const std::vector<int>& teams, bool baselines,
                        std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
@@ -118,8 +118,9 @@ JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& 
   for (const auto& tile : tiles)
     for (int wait : waits)
       for (int team_count : teams) {
-        StructIluOptions o = base_options;
+        StructIluOptions o;
         o.tile = tile;
+        o.entry_lanes = entry_lanes;
         o.levels_per_wait = wait;
         o.teams_per_sm = team_count;
         StructIlu<double, Device> M(space, A, o);
@@ -317,7 +318,8 @@ int run(int argc, char** argv) {
   std::vector<structured::TileShape> tiles{{0, 0}};
   std::vector<int> waits{0}, teams{0};
   bool baselines = true;
-  StructIluOptions base_options;  // --entry-lanes, --fences
+  using Lanes = StructIluOptions::EntryLanes;
+  Lanes entry_lanes = Lanes::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--cases")
@@ -351,12 +353,8 @@ int run(int argc, char** argv) {
     } else if (a == "--no-baselines")
       baselines = false;
     else if (a == "--entry-lanes")
-      base_options.entry_lanes = parse<StructIluOptions::EntryLanes>(bench::option_value(argc, argv, i));
-    else if (a == "--fences") {
-      const std::string f = bench::option_value(argc, argv, i);
-      if (f != "flag" && f != "sequential") throw InputError("--fences: '" + f + "' is not flag or sequential");
-      base_options.sequential_fences = f == "sequential";
-    } else if (a == "--json")
+      entry_lanes = parse<Lanes>(bench::option_value(argc, argv, i));
+    else if (a == "--json")
       json_path = bench::option_value(argc, argv, i);
     else
       throw InputError("struct_bench: unknown option '" + a + "'");
@@ -373,7 +371,7 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, base_options, waits, teams, baselines,
+      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
                                    lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on

@@ -72,9 +72,6 @@ struct StructIluOptions {
   // automatic (on GPUs 1 at DoF >= 2, else a team per tile).
   static constexpr int team_per_tile = -1;
   int teams_per_sm = 0;
-  // Sequentially consistent fences at the tile flags instead of
-  // flag_fence()'s (WavefrontLayout::sequential_fences): measurement only.
-  bool sequential_fences = false;
 };
 
 template <>
@@ -273,7 +270,6 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   int teams = options.teams_per_sm > 0 ? options.teams_per_sm : gpu && dof_ >= 2 ? 1 : 0;
   if (options.teams_per_sm == StructIluOptions::team_per_tile) teams = 0;
   layout_.teams_per_sm = factor_layout_.teams_per_sm = teams;
-  layout_.sequential_fences = factor_layout_.sequential_fences = options.sequential_fences;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
   // target entry e+u of row p when the factor stencil has it.
   std::vector<int> start{0}, upper, target;

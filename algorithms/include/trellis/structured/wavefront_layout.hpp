@@ -34,7 +34,6 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
-#include "trellis/core/flag_fence.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/structured/stencil.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
@@ -78,9 +77,6 @@ struct WavefrontLayout {
   /// concurrency; on host backends, teams in all); each team takes tiles by
   /// ticket until none is left. 0: one team per tile.
   int teams_per_sm = 0;
-  /// Kokkos::memory_fence() (sequentially consistent) at the tile flags
-  /// instead of flag_fence(): for measuring the difference only.
-  bool sequential_fences = false;
 
   long points() const { return long(grid[0]) * grid[1] * grid[2]; }
 };
@@ -307,13 +303,6 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
   auto progress = [=] KOKKOS_FUNCTION(int lev) -> long long { return start + (forward ? lev + 1 : levels - lev); };
   const int lines = ts.x * ts.y;
   const int per_wait = L.levels_per_wait > 0 ? L.levels_per_wait : 1;
-  const bool sequential = L.sequential_fences;
-  auto fence = [=] KOKKOS_FUNCTION() {
-    if (sequential)
-      Kokkos::memory_fence();
-    else
-      flag_fence();
-  };
   // The kernel's teams (league) take tiles by ticket until every tile is
   // taken: league + num_tiles tickets in all, each team's last one past the
   // tiles.
@@ -357,7 +346,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     };
     auto publish_and_wait = [&](int s, int lev) {
       if (s > 0) {
-        fence();  // release this tile's previous level
+        Kokkos::memory_fence();  // release this tile's previous level
         Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
       }
       long long need[3];
@@ -377,7 +366,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         for (int q = 0; q < 3; ++q) now[q] = seen[q] < need[q] ? Kokkos::volatile_load(&flags(nb[q])) : seen[q];
         for (int q = 0; q < 3; ++q) seen[q] = now[q];
       }
-      fence();  // acquire: the neighbours' values follow their flags
+      Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
     };
     // at a run's first level: one thread publishes and waits, then a
     // barrier (single(PerTeam) does not hold the other threads back)
@@ -451,7 +440,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       }
     }
     Kokkos::single(Kokkos::PerTeam(m), [&]() {
-      fence();
+      Kokkos::memory_fence();
       Kokkos::volatile_store(&flags(tile_id), progress(forward ? l1 : l0));
     });
   };
