@@ -17,9 +17,9 @@
 // the multiprocessor's L1, so no cached copy predates the write. The
 // factorization does (they may hit L1 and be reordered: 5-11% faster at
 // DoF 4-8 on an H200). The triangular sweeps do only where the entries go
-// in chunks (E = 16, B > 1: about 10% faster at DoF 6-8) and keep volatile
-// loads of x elsewhere, as plain ones made star13 and diamond13 DoF 8
-// lower solves 1.8x slower.
+// in chunks (B = 1, and E = 16 at B > 1: about 10% faster at DoF 6-8) and
+// keep volatile loads of x elsewhere, as plain ones made star13 and
+// diamond13 DoF 8 lower solves 1.8x slower.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/eti.hpp"
@@ -289,14 +289,16 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     return st;
   };
   // Row r of the point: rhs - sum over the half's entries of A(p,q) x(q);
-  // the backward sweep with B = 1 also applies U's inverse diagonal. On
-  // the wide stencils (E = 16) at B > 1 the entries go in chunks of about
-  // 24 values whose loads (neighbours' x, the blocks not prefetched) are
-  // all issued before the chunk's products: left to itself, nvcc kept one
-  // entry's loads in flight at a time (box27 DoF 6: 94 registers, a level
-  // 1.5x the time of DoF 8's). Elsewhere entry by entry, as nvcc chose
-  // fewer registers for it.
-  constexpr int chunk = E == 16 && B > 1 ? 24 / B : 1;
+  // the backward sweep with B = 1 also applies U's inverse diagonal. The
+  // entries go in chunks whose loads (neighbours' x, the blocks not
+  // prefetched) are all issued before the chunk's products: left to
+  // itself, nvcc kept one or two entries' loads in flight at a time (box27
+  // DoF 6: a level 1.5x the time of DoF 8's; box27 DoF 1: seven L2 round
+  // trips a level, ncu). Chunks of about 24 values on the wide stencils
+  // (E = 16) at B > 1; at B = 1 all entries, or 7 (two chunks) on the
+  // wide stencils, whose 13 at once took 207 registers; entry by entry
+  // elsewhere, as nvcc chose fewer registers for it.
+  constexpr int chunk = B == 1 ? (E < 8 ? E : 7) : E == 16 ? 24 / B : 1;
   auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
 #pragma unroll
