@@ -391,8 +391,9 @@ std::string short_label(TrsvAlgorithm a) {
 /// block_rows and lanes, when given, are the algorithm's tuning parameter
 /// and go into its label (BLK-512, ELMR-V-K4).
 SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int lanes = 0) {
-  const std::string suffix =
-      block_rows ? "-" + std::to_string(block_rows) : lanes ? "-K" + std::to_string(lanes) : std::string();
+  const std::string suffix = block_rows ? "-" + std::to_string(block_rows)
+                             : lanes    ? "-K" + std::to_string(lanes)
+                                        : std::string();
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
           [a, order, block_rows, lanes](const ProblemData& p, Triangle tri, Vector) {
             return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows, lanes));

@@ -109,7 +109,8 @@ void set_row_slots(const typename Device::execution_space& space, ElementPlan<Sc
   if (total > offset_t(INT_MAX))
     throw Error("elmr-value: " + std::to_string(total) + " padded slots do not fit the int ticket");
   auto first = Kokkos::create_mirror_view_and_copy(typename Device::memory_space(), first_h);
-  p.slots = Kokkos::View<ordinal_t*, Device>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::slots"), total);
+  p.slots = Kokkos::View<ordinal_t*, Device>(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::slots"), total);
   Kokkos::deep_copy(space, p.slots, ordinal_t(-1));
   auto slots = p.slots;
   auto order = p.order;

@@ -106,8 +106,7 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
     case TrsvFamily::element:
       s.element = build_element_plan(space, s.factor, s.levels);
       if (s.algorithm == TrsvAlgorithm::elmr_value) {
-        const int K =
-            element_lanes<typename Device::execution_space>(lanes_per_row, s.factor.n, s.factor.nnz_strict);
+        const int K = element_lanes<typename Device::execution_space>(lanes_per_row, s.factor.n, s.factor.nnz_strict);
         set_row_slots(space, *s.element, s.levels, K);
         reason += "; " + std::to_string(K) + (K == 1 ? " lane a row" : " lanes a row");
       }
@@ -164,8 +163,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
-                           /*keep_other=*/false, reason_, options.tile, options.block_rows,
-                           options.lanes_per_row);
+                           /*keep_other=*/false, reason_, options.tile, options.block_rows, options.lanes_per_row);
   space.fence();
   analysis_seconds_ = timer.seconds();
   detail::load_values(space, plans_, T, const_vector_type());  // numeric() without re-fingerprinting T
