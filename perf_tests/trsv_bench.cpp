@@ -76,6 +76,7 @@ struct Options {
   TileOrder tile_order = TileOrder::natural;
   std::vector<int> block_rows{0};  // block-syncfree: one solver per value (0: the backend's default)
   std::vector<int> lanes{0};       // elmr-value: one solver per lanes a row (0: from the row length)
+  std::vector<int> in_flight{0};   // elmr-value: and per cap on rows in flight (0: none)
   double budget_seconds = 0;       // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
@@ -94,6 +95,8 @@ void print_usage(std::FILE* to) {
                "                         backend's default)\n"
                "  --lanes K1,K2,...      elmr-value's lanes a row, one solver each (default 0: from the\n"
                "                         mean row length)\n"
+               "  --in-flight W1,W2,...  elmr-value's cap on rows in flight, one solver each with every\n"
+               "                         --lanes value (default 0: no cap)\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
                "  --warmups N            untimed runs first (default 3)\n"
@@ -153,6 +156,9 @@ bool parse_options(int argc, char** argv, Options& o) {
     } else if (a == "--lanes") {
       o.lanes.clear();
       for (const auto& v : bench::split_list(value())) o.lanes.push_back(std::stoi(v));
+    } else if (a == "--in-flight") {
+      o.in_flight.clear();
+      for (const auto& v : bench::split_list(value())) o.in_flight.push_back(std::stoi(v));
     } else if (a == "--no-real-matrices")
       o.real_matrices = false;
     else if (a == "--problems")
@@ -290,8 +296,8 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows, int lanes)
-      : solver_(A, options(tri, algorithm, order, block_rows, lanes)) {}
+  /// `tuning`: the algorithm and its parameters; the triangle is set here.
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvOptions tuning) : solver_(A, with_triangle(tuning, tri)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -302,13 +308,8 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows, int lanes) {
-    TrsvOptions o;
-    o.block_rows = block_rows;
-    o.lanes_per_row = lanes;
+  static TrsvOptions with_triangle(TrsvOptions o, Triangle tri) {
     o.triangle = tri;
-    o.algorithm = algorithm;
-    o.tile.order = order;
     return o;
   }
   TriangularSolver<double, Device> solver_;
@@ -387,16 +388,21 @@ std::string short_label(TrsvAlgorithm a) {
   return to_string(a);
 }
 
-/// A Trellis algorithm as a solver under test.
-/// block_rows and lanes, when given, are the algorithm's tuning parameter
-/// and go into its label (BLK-512, ELMR-V-K4).
-SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int lanes = 0) {
-  const std::string suffix = block_rows ? "-" + std::to_string(block_rows)
-                             : lanes    ? "-K" + std::to_string(lanes)
-                                        : std::string();
+/// A Trellis algorithm as a solver under test; its tuning parameters, when
+/// not the defaults, go into the label (BLK-512, ELMR-V-K4-W8192).
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int lanes = 0, int in_flight = 0) {
+  TrsvOptions tuning;
+  tuning.algorithm = a;
+  tuning.tile.order = order;
+  tuning.block_rows = block_rows;
+  tuning.lanes_per_row = lanes;
+  tuning.rows_in_flight = in_flight;
+  std::string suffix = block_rows ? "-" + std::to_string(block_rows) : std::string();
+  if (lanes) suffix += "-K" + std::to_string(lanes);
+  if (in_flight) suffix += "-W" + std::to_string(in_flight);
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
-          [a, order, block_rows, lanes](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows, lanes));
+          [tuning](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, tuning));
           }};
 }
 
@@ -415,7 +421,8 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
     if (a == TrsvAlgorithm::block_syncfree)
       for (int rows : o.block_rows) out.push_back(trellis_spec(a, o.tile_order, rows));
     else if (a == TrsvAlgorithm::elmr_value)
-      for (int lanes : o.lanes) out.push_back(trellis_spec(a, o.tile_order, 0, lanes));
+      for (int lanes : o.lanes)
+        for (int w : o.in_flight) out.push_back(trellis_spec(a, o.tile_order, 0, lanes, w));
     else
       out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {

@@ -40,6 +40,9 @@ struct ElementPlan {
   // wavefront would never let it run.
   int lanes = 0;
   view<ordinal_t*> slots;
+  // elmr-value: teams launched (0: one a block of rows). Rows handed out
+  // far ahead of the solve front only poll; a persistent grid bounds them.
+  int max_teams = 0;
 };
 
 template <class Scalar, class Device>
@@ -87,6 +90,14 @@ int element_lanes(int requested, ordinal_t n, offset_t nnz_strict) {
   int K = 1;
   while (K < width && K < mean) K *= 2;
   return K;
+}
+
+/// Teams for at most `rows` rows in flight at K lanes a row (0: no cap).
+template <class Exec>
+int teams_for_rows_in_flight(int rows, int K) {
+  if (rows < 0) throw InputError("elmr-value: rows_in_flight " + std::to_string(rows) + " is negative");
+  const int team = rows_per_team<Exec>(K);
+  return rows == 0 ? 0 : std::max(1, (rows + team - 1) / team);
 }
 
 /// Slots for K lanes a row (see ElementPlan::slots). Each level is padded

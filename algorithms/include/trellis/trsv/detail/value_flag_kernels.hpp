@@ -116,7 +116,8 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     const int lanes = plan.lanes > 0 ? plan.lanes : max_vector_width<exec>();
     using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
     for_each_ticket(
-        space, plan.ticket, positions, "trellis::trsv::elmr_value", lanes, KOKKOS_LAMBDA(const member_type& m, int t) {
+        space, plan.ticket, positions, "trellis::trsv::elmr_value", lanes,
+        KOKKOS_LAMBDA(const member_type& m, int t) {
           const ordinal_t i = order(t);
           if (i < 0) return;  // a level's padding
           Scalar sum = other_part(m, other, i, x_old), tri = 0;
@@ -129,7 +130,8 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
             v.value = (b(i) - sum) * inv_diag(i);
             Kokkos::volatile_store(xb + i, v.bits);
           });
-        });
+        },
+        0, plan.max_teams);
   }
 }
 
