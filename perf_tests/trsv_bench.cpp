@@ -75,8 +75,6 @@ struct Options {
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::natural;
   std::vector<int> block_rows{0};  // block-syncfree: one solver per value (0: the backend's default)
-  std::vector<int> lanes{0};       // elmr-value: one solver per lanes a row (0: from the row length)
-  std::vector<int> in_flight{0};   // elmr-value: and per cap on rows in flight (0: none)
   double budget_seconds = 0;       // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
@@ -93,10 +91,6 @@ void print_usage(std::FILE* to) {
                "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
                "  --block-rows N1,N2,... block-syncfree's rows per block, one solver each (default 0: the\n"
                "                         backend's default)\n"
-               "  --lanes K1,K2,...      elmr-value's lanes a row, one solver each (default 0: from the\n"
-               "                         mean row length)\n"
-               "  --in-flight W1,W2,...  elmr-value's cap on rows in flight, one solver each with every\n"
-               "                         --lanes value (default 0: no cap)\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
                "  --warmups N            untimed runs first (default 3)\n"
@@ -153,12 +147,6 @@ bool parse_options(int argc, char** argv, Options& o) {
     else if (a == "--block-rows") {
       o.block_rows.clear();
       for (const auto& v : bench::split_list(value())) o.block_rows.push_back(std::stoi(v));
-    } else if (a == "--lanes") {
-      o.lanes.clear();
-      for (const auto& v : bench::split_list(value())) o.lanes.push_back(std::stoi(v));
-    } else if (a == "--in-flight") {
-      o.in_flight.clear();
-      for (const auto& v : bench::split_list(value())) o.in_flight.push_back(std::stoi(v));
     } else if (a == "--no-real-matrices")
       o.real_matrices = false;
     else if (a == "--problems")
@@ -296,8 +284,8 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  /// `tuning`: the algorithm and its parameters; the triangle is set here.
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvOptions tuning) : solver_(A, with_triangle(tuning, tri)) {}
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows)
+      : solver_(A, options(tri, algorithm, order, block_rows)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -308,8 +296,12 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions with_triangle(TrsvOptions o, Triangle tri) {
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows) {
+    TrsvOptions o;
+    o.block_rows = block_rows;
     o.triangle = tri;
+    o.algorithm = algorithm;
+    o.tile.order = order;
     return o;
   }
   TriangularSolver<double, Device> solver_;
@@ -388,21 +380,12 @@ std::string short_label(TrsvAlgorithm a) {
   return to_string(a);
 }
 
-/// A Trellis algorithm as a solver under test; its tuning parameters, when
-/// not the defaults, go into the label (BLK-512, ELMR-V-K4-W8192).
-SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int lanes = 0, int in_flight = 0) {
-  TrsvOptions tuning;
-  tuning.algorithm = a;
-  tuning.tile.order = order;
-  tuning.block_rows = block_rows;
-  tuning.lanes_per_row = lanes;
-  tuning.rows_in_flight = in_flight;
-  std::string suffix = block_rows ? "-" + std::to_string(block_rows) : std::string();
-  if (lanes) suffix += "-K" + std::to_string(lanes);
-  if (in_flight) suffix += "-W" + std::to_string(in_flight);
+/// A Trellis algorithm as a solver under test.
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0) {
+  const std::string suffix = block_rows ? "-" + std::to_string(block_rows) : "";
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
-          [tuning](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, tuning));
+          [a, order, block_rows](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows));
           }};
 }
 
@@ -420,9 +403,6 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
   for (const TrsvAlgorithm a : o.algorithms)
     if (a == TrsvAlgorithm::block_syncfree)
       for (int rows : o.block_rows) out.push_back(trellis_spec(a, o.tile_order, rows));
-    else if (a == TrsvAlgorithm::elmr_value)
-      for (int lanes : o.lanes)
-        for (int w : o.in_flight) out.push_back(trellis_spec(a, o.tile_order, 0, lanes, w));
     else
       out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {

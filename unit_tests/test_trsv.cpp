@@ -30,10 +30,9 @@ using test::random_vector;
 /// poisoned with NaN first so that an unwritten entry fails.
 template <class Device>
 void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form, std::uint64_t seed,
-                 double tol = 1e-10, int block_rows = 0, int lanes_per_row = 0, int rows_in_flight = 0) {
+                 double tol = 1e-10, int block_rows = 0) {
   SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " + std::to_string(int(form)) +
-               " n=" + std::to_string(A.num_rows) + " block rows " + std::to_string(block_rows) + " lanes " +
-               std::to_string(lanes_per_row) + " rows in flight " + std::to_string(rows_in_flight));
+               " n=" + std::to_string(A.num_rows) + " block rows " + std::to_string(block_rows));
   const auto b = random_vector(A.num_rows, seed);
   std::vector<double> d_sep = random_vector(A.num_rows, seed + 1);
   for (auto& d : d_sep) d = 2 + std::abs(d) * 4;  // well away from zero
@@ -45,8 +44,6 @@ void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, Diagon
   opt.algorithm = algorithm;
   opt.unit_diagonal = form == DiagonalForm::unit;
   opt.block_rows = block_rows;
-  opt.lanes_per_row = lanes_per_row;
-  opt.rows_in_flight = rows_in_flight;
   TriangularSolver<double, Device> solver(dA, opt);
   if (form == DiagonalForm::separate) solver.numeric(dA, device_vector<Device>(d_sep));
   EXPECT_EQ(solver.algorithm(), algorithm);
@@ -102,74 +99,6 @@ TYPED_TEST(TrsvOnBackend, BlockSyncfreeMatchesReferenceForEveryBlockSize) {
   for (int rows : {7, 40, 64})
     for (Triangle tri : {Triangle::lower, Triangle::upper})
       check_solve<TypeParam>(A, tri, TrsvAlgorithm::block_syncfree, DiagonalForm::unit, seed, 1e-10, rows);
-}
-
-// elmr-value with every lane count: on GPUs fewer lanes than a warp's put
-// several rows of one level in a warp (levels padded to whole wavefronts).
-// Thin levels (the chain) pad most; the dense rows have more entries than
-// lanes.
-TYPED_TEST(TrsvOnBackend, ElmrValueMatchesReferenceForEveryLaneCount) {
-  const auto seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  using gallery::TriangularShape;
-  for (auto shape : {TriangularShape::dense_rows, TriangularShape::sparse_rows, TriangularShape::long_chain,
-                     TriangularShape::diagonal_only}) {
-    SCOPED_TRACE("shape " + std::to_string(int(shape)));
-    const HostCsr L = gallery::random_lower_triangular(900, shape, seed);
-    const HostCsr U = transpose(L);
-    for (int lanes : {1, 2, 4, 8, 16, 32}) {
-      check_solve<TypeParam>(L, Triangle::lower, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0,
-                             lanes);
-      check_solve<TypeParam>(U, Triangle::upper, TrsvAlgorithm::elmr_value, DiagonalForm::separate, seed + 3, 1e-10, 0,
-                             lanes);
-    }
-  }
-  const HostCsr A = gallery::load_problem("lap3d7:9x7x5").matrix;
-  for (int lanes : {0, 2, 4})
-    for (Triangle tri : {Triangle::lower, Triangle::upper})
-      check_solve<TypeParam>(A, tri, TrsvAlgorithm::elmr_value, DiagonalForm::unit, seed, 1e-10, 0, lanes);
-}
-
-// A persistent grid: from one team taking every block in turn to more
-// teams than blocks (no cap in effect).
-TYPED_TEST(TrsvOnBackend, ElmrValueWithRowsInFlightCappedMatchesReference) {
-  const auto seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  using gallery::TriangularShape;
-  for (auto shape : {TriangularShape::sparse_rows, TriangularShape::long_chain}) {
-    SCOPED_TRACE("shape " + std::to_string(int(shape)));
-    const HostCsr L = gallery::random_lower_triangular(1300, shape, seed);
-    const HostCsr U = transpose(L);
-    for (int lanes : {0, 4, 32})
-      for (int rows : {1, 300, 100000}) {
-        check_solve<TypeParam>(L, Triangle::lower, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0,
-                               lanes, rows);
-        check_solve<TypeParam>(U, Triangle::upper, TrsvAlgorithm::elmr_value, DiagonalForm::separate, seed + 5, 1e-10,
-                               0, lanes, rows);
-      }
-  }
-  TrsvOptions opt;
-  opt.algorithm = TrsvAlgorithm::elmr_value;
-  opt.rows_in_flight = -1;
-  const auto dA = to_device<TypeParam>(gallery::load_problem("lap2d5:8x8").matrix);
-  EXPECT_THROW((TriangularSolver<double, TypeParam>(dA, opt)), InputError);
-}
-
-TYPED_TEST(TrsvOnBackend, ElmrValueRejectsLaneCountsThatAreNotPowersOfTwo) {
-  using Device = TypeParam;
-  const auto dA = to_device<Device>(gallery::load_problem("lap2d5:8x8").matrix);
-  for (int lanes : {3, 12, 64, -2}) {
-    SCOPED_TRACE("lanes " + std::to_string(lanes));
-    TrsvOptions opt;
-    opt.algorithm = TrsvAlgorithm::elmr_value;
-    opt.lanes_per_row = lanes;
-    try {
-      TriangularSolver<double, Device> solver(dA, opt);
-      ADD_FAILURE() << "lanes_per_row " << lanes << " accepted";
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("lanes_per_row " + std::to_string(lanes)), std::string::npos) << e.what();
-    }
-  }
 }
 
 // Blocks whose entries do not fit team scratch read them from global
@@ -481,11 +410,6 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
           TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset, TrsvAlgorithm::block_syncfree}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
-    }
-    for (int lanes : {1, 4}) {  // several rows a warp; and a persistent grid of a few teams
-      check_solve<Device>(L, Triangle::lower, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0, lanes);
-      check_solve<Device>(U, Triangle::upper, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0, lanes,
-                          2000);
     }
   }
 }

@@ -36,14 +36,6 @@ struct TrsvOptions {
   // at most what team scratch holds: about 1,100 on host backends and 1,400
   // on CUDA with Kokkos 3.4, 28 bytes a row).
   int block_rows = 0;
-  // elmr-value: vector lanes a row, a power of two up to 32 (0: the strict
-  // rows' mean length rounded up; on GPUs rows shorter than a warp then
-  // share one, a level's rows only). Host backends use one lane.
-  int lanes_per_row = 0;
-  // elmr-value: at most about this many rows handed out at once, by a
-  // persistent grid whose teams take blocks of rows until none is left
-  // (0: every block its own team, as many in flight as the device holds).
-  int rows_in_flight = 0;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>

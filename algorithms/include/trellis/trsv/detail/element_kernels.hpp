@@ -35,43 +35,23 @@ KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
 /// and a team's vector groups take consecutive positions: a team only waits
 /// on positions before its own, held by teams that started earlier or by its
 /// own co-resident groups, never by a team that may not have started.
-/// scratch_bytes: level-0 team scratch for the body. max_teams > 0 caps the
-/// league: each team then takes blocks until none is left (a persistent
-/// grid; a team holds a ticket only while it runs, so the order argument is
-/// the same).
+/// scratch_bytes: level-0 team scratch for the body.
 template <class Exec, class TicketView, class Body>
 void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, const char* label, int vector_width,
-                     const Body& body, size_t scratch_bytes = 0, int max_teams = 0) {
+                     const Body& body, size_t scratch_bytes = 0) {
   using team_policy = Kokkos::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   if (n == 0) return;
   const int team = rows_per_team<Exec>(vector_width);
-  const int blocks = (n + team - 1) / team;
-  const int league = max_teams > 0 && max_teams < blocks ? max_teams : blocks;
-  const auto policy =
-      team_policy(space, league, team, vector_width).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  if (league == blocks) {
-    Kokkos::parallel_for(
-        label, policy, KOKKOS_LAMBDA(const member_type& m) {
-          int block = 0;
-          Kokkos::single(
-              Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, blocks); }, block);
-          const int t = block * team + m.team_rank();
-          if (t < n) body(m, t);
-        });
-    return;
-  }
-  // Every team's last take finds no block: blocks + league takes in all.
+  const int league = (n + team - 1) / team;
   Kokkos::parallel_for(
-      label, policy, KOKKOS_LAMBDA(const member_type& m) {
-        for (;;) {
-          int block = 0;
-          Kokkos::single(
-              Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, blocks + league); }, block);
-          if (block >= blocks) return;
-          const int t = block * team + m.team_rank();
-          if (t < n) body(m, t);
-        }
+      label, team_policy(space, league, team, vector_width).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+      KOKKOS_LAMBDA(const member_type& m) {
+        int block = 0;
+        Kokkos::single(
+            Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, league); }, block);
+        const int t = block * team + m.team_rank();
+        if (t < n) body(m, t);
       });
 }
 

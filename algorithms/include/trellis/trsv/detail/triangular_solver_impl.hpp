@@ -85,14 +85,12 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
 /// Symbolic phase for `requested` (automatic: chosen from the levels, the
 /// reason written to `reason`). The CSC copy is built when the requested
 /// algorithm needs it; `automatic` only ever picks algorithms without it.
-/// keep_other: keep the opposite triangle (Gauss-Seidel). lanes_per_row:
-/// elmr-value's lanes a row (0: from the mean row length); rows_in_flight:
-/// its cap on rows handed out at once (0: none).
+/// keep_other: keep the opposite triangle (Gauss-Seidel).
 template <class Scalar, class Device>
 SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& T,
                                    Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
                                    std::string& reason, const TileOptions& tile_options = TileOptions(),
-                                   int block_rows = 0, int lanes_per_row = 0, int rows_in_flight = 0) {
+                                   int block_rows = 0) {
   SolvePlans<Scalar, Device> s;
   s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
   s.levels = factor_levels(space, s.factor);
@@ -104,16 +102,7 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
   }
   switch (family_of(s.algorithm)) {
     case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
-    case TrsvFamily::element:
-      s.element = build_element_plan(space, s.factor, s.levels);
-      if (s.algorithm == TrsvAlgorithm::elmr_value) {
-        const int K = element_lanes<typename Device::execution_space>(lanes_per_row, s.factor.n, s.factor.nnz_strict);
-        set_row_slots(space, *s.element, s.levels, K);
-        s.element->max_teams = teams_for_rows_in_flight<typename Device::execution_space>(rows_in_flight, K);
-        reason += "; " + std::to_string(K) + (K == 1 ? " lane a row" : " lanes a row");
-        if (rows_in_flight) reason += ", " + std::to_string(s.element->max_teams) + " teams";
-      }
-      break;
+    case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
     case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
     case TrsvFamily::block: s.block = build_block_plan(space, s.factor, s.levels, block_rows); break;
   }
@@ -166,8 +155,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
-                           /*keep_other=*/false, reason_, options.tile, options.block_rows, options.lanes_per_row,
-                           options.rows_in_flight);
+                           /*keep_other=*/false, reason_, options.tile, options.block_rows);
   space.fence();
   analysis_seconds_ = timer.seconds();
   detail::load_values(space, plans_, T, const_vector_type());  // numeric() without re-fingerprinting T

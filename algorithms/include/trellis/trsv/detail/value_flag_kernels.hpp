@@ -91,9 +91,7 @@ void unpublish_x(const typename Device::execution_space& space, Kokkos::View<Sca
       KOKKOS_LAMBDA(size_t i) { xb[i] = Unpublished<Scalar>::bits; });
 }
 
-/// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries; a row
-/// has plan.lanes lanes, and with fewer than a warp's the vector groups run
-/// the plan's level-padded slots instead of the rows in level order.
+/// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries.
 template <class Scalar, class Device>
 void elmr_value_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                       ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
@@ -110,16 +108,12 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     const auto rows = factor.rows;
     const auto other = factor.other;
     const auto inv_diag = factor.inv_diag;
-    const bool slotted = plan.slots.extent(0) > 0;
-    const auto order = slotted ? plan.slots : plan.order;
-    const ordinal_t positions = ordinal_t(order.extent(0));
-    const int lanes = plan.lanes > 0 ? plan.lanes : max_vector_width<exec>();
+    const auto order = plan.order;
     using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
     for_each_ticket(
-        space, plan.ticket, positions, "trellis::trsv::elmr_value", lanes,
+        space, plan.ticket, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
         KOKKOS_LAMBDA(const member_type& m, int t) {
           const ordinal_t i = order(t);
-          if (i < 0) return;  // a level's padding
           Scalar sum = other_part(m, other, i, x_old), tri = 0;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
@@ -130,8 +124,7 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
             v.value = (b(i) - sum) * inv_diag(i);
             Kokkos::volatile_store(xb + i, v.bits);
           });
-        },
-        0, plan.max_teams);
+        });
   }
 }
 
