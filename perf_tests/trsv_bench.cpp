@@ -75,6 +75,7 @@ struct Options {
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::natural;
   std::vector<int> block_rows{0};  // block-syncfree: one solver per value (0: the backend's default)
+  std::vector<int> team_rows{0};   // elmr-value: one solver per rows a team (0: the default)
   double budget_seconds = 0;       // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
@@ -91,6 +92,8 @@ void print_usage(std::FILE* to) {
                "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
                "  --block-rows N1,N2,... block-syncfree's rows per block, one solver each (default 0: the\n"
                "                         backend's default)\n"
+               "  --team-rows N1,N2,...  elmr-value's rows a team on GPUs, one solver each (default 0: from\n"
+               "                         the mean rows a level)\n"
                "  --quick                small versions of the suite (CI smoke)\n"
                "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
                "  --warmups N            untimed runs first (default 3)\n"
@@ -147,6 +150,9 @@ bool parse_options(int argc, char** argv, Options& o) {
     else if (a == "--block-rows") {
       o.block_rows.clear();
       for (const auto& v : bench::split_list(value())) o.block_rows.push_back(std::stoi(v));
+    } else if (a == "--team-rows") {
+      o.team_rows.clear();
+      for (const auto& v : bench::split_list(value())) o.team_rows.push_back(std::stoi(v));
     } else if (a == "--no-real-matrices")
       o.real_matrices = false;
     else if (a == "--problems")
@@ -284,8 +290,9 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows)
-      : solver_(A, options(tri, algorithm, order, block_rows)) {}
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows,
+                int team_rows)
+      : solver_(A, options(tri, algorithm, order, block_rows, team_rows)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -296,9 +303,10 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows) {
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows, int team_rows) {
     TrsvOptions o;
     o.block_rows = block_rows;
+    o.team_rows = team_rows;
     o.triangle = tri;
     o.algorithm = algorithm;
     o.tile.order = order;
@@ -381,11 +389,13 @@ std::string short_label(TrsvAlgorithm a) {
 }
 
 /// A Trellis algorithm as a solver under test.
-SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0) {
-  const std::string suffix = block_rows ? "-" + std::to_string(block_rows) : "";
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int team_rows = 0) {
+  const std::string suffix = block_rows  ? "-" + std::to_string(block_rows)
+                             : team_rows ? "-T" + std::to_string(team_rows)
+                                         : std::string();
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
-          [a, order, block_rows](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows));
+          [a, order, block_rows, team_rows](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows, team_rows));
           }};
 }
 
@@ -403,6 +413,8 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
   for (const TrsvAlgorithm a : o.algorithms)
     if (a == TrsvAlgorithm::block_syncfree)
       for (int rows : o.block_rows) out.push_back(trellis_spec(a, o.tile_order, rows));
+    else if (a == TrsvAlgorithm::elmr_value)
+      for (int rows : o.team_rows) out.push_back(trellis_spec(a, o.tile_order, 0, rows));
     else
       out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {

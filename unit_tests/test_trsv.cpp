@@ -30,9 +30,10 @@ using test::random_vector;
 /// poisoned with NaN first so that an unwritten entry fails.
 template <class Device>
 void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, DiagonalForm form, std::uint64_t seed,
-                 double tol = 1e-10, int block_rows = 0) {
+                 double tol = 1e-10, int block_rows = 0, int team_rows = 0) {
   SCOPED_TRACE(std::string(to_string(algorithm)) + " " + to_string(tri) + " diag form " + std::to_string(int(form)) +
-               " n=" + std::to_string(A.num_rows) + " block rows " + std::to_string(block_rows));
+               " n=" + std::to_string(A.num_rows) + " block rows " + std::to_string(block_rows) + " team rows " +
+               std::to_string(team_rows));
   const auto b = random_vector(A.num_rows, seed);
   std::vector<double> d_sep = random_vector(A.num_rows, seed + 1);
   for (auto& d : d_sep) d = 2 + std::abs(d) * 4;  // well away from zero
@@ -44,6 +45,7 @@ void check_solve(const HostCsr& A, Triangle tri, TrsvAlgorithm algorithm, Diagon
   opt.algorithm = algorithm;
   opt.unit_diagonal = form == DiagonalForm::unit;
   opt.block_rows = block_rows;
+  opt.team_rows = team_rows;
   TriangularSolver<double, Device> solver(dA, opt);
   if (form == DiagonalForm::separate) solver.numeric(dA, device_vector<Device>(d_sep));
   EXPECT_EQ(solver.algorithm(), algorithm);
@@ -99,6 +101,37 @@ TYPED_TEST(TrsvOnBackend, BlockSyncfreeMatchesReferenceForEveryBlockSize) {
   for (int rows : {7, 40, 64})
     for (Triangle tri : {Triangle::lower, Triangle::upper})
       check_solve<TypeParam>(A, tri, TrsvAlgorithm::block_syncfree, DiagonalForm::unit, seed, 1e-10, rows);
+}
+
+// elmr-value's teams of one row (a warp) up to 32 rows, and the automatic
+// choice, on random shapes and a grid; team sizes outside 1..32 are named.
+TYPED_TEST(TrsvOnBackend, ElmrValueMatchesReferenceForEveryTeamSize) {
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  using gallery::TriangularShape;
+  for (auto shape : {TriangularShape::dense_rows, TriangularShape::sparse_rows, TriangularShape::long_chain}) {
+    SCOPED_TRACE("shape " + std::to_string(int(shape)));
+    const HostCsr L = gallery::random_lower_triangular(1100, shape, seed);
+    const HostCsr U = transpose(L);
+    for (int rows : {0, 1, 3, 8, 32}) {
+      check_solve<Device>(L, Triangle::lower, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0, rows);
+      check_solve<Device>(U, Triangle::upper, TrsvAlgorithm::elmr_value, DiagonalForm::separate, seed + 3, 1e-10, 0,
+                          rows);
+    }
+  }
+  const auto dA = to_device<Device>(gallery::load_problem("lap2d5:8x8").matrix);
+  for (int rows : {-1, 33}) {
+    TrsvOptions opt;
+    opt.algorithm = TrsvAlgorithm::elmr_value;
+    opt.team_rows = rows;
+    try {
+      TriangularSolver<double, Device> solver(dA, opt);
+      ADD_FAILURE() << "team_rows " << rows << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("team_rows " + std::to_string(rows)), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Blocks whose entries do not fit team scratch read them from global
@@ -410,6 +443,10 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
           TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset, TrsvAlgorithm::block_syncfree}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
+    }
+    for (int rows : {1, 8}) {  // elmr-value's teams of one warp and of eight, whatever the automatic choice
+      check_solve<Device>(L, Triangle::lower, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0, rows);
+      check_solve<Device>(U, Triangle::upper, TrsvAlgorithm::elmr_value, DiagonalForm::stored, seed, 1e-10, 0, rows);
     }
   }
 }

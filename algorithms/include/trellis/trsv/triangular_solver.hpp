@@ -36,6 +36,9 @@ struct TrsvOptions {
   // at most what team scratch holds: about 1,100 on host backends and 1,400
   // on CUDA with Kokkos 3.4, 28 bytes a row).
   int block_rows = 0;
+  // elmr-value on GPUs: rows (warps) a team, 1 to 32 (0: one when a mean
+  // level fits the warps resident at one-warp teams, else 8).
+  int team_rows = 0;
 };
 
 template <class Scalar = double, class Device = DefaultDevice>

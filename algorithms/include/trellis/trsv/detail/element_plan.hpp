@@ -6,6 +6,9 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
+#include <string>
+
+#include "trellis/core/errors.hpp"
 
 #include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/detail/factor.hpp"
@@ -28,7 +31,26 @@ struct ElementPlan {
   // Copy of an input that aliases x, for kernels that overwrite x first
   // (elmr-value); allocated on first need.
   view<Scalar*> work;
+  int team_rows = 0;  // elmr-value: rows a team on GPUs (element_team_rows)
 };
+
+/// elmr-value's rows (warps) a team on GPUs: `requested` (1 to 32), else
+/// one when a mean level fits the warps resident at one-warp teams, else 8
+/// (256 threads). One-warp teams cap a multiprocessor at 32 warps (the
+/// block limit), half its warps: rows handed out beyond the level being
+/// solved only poll x through L2 and slow the loads of the front (1.5x
+/// faster on grids and FEM matrices whose levels fit, 0.7x on
+/// lap3d7:128^3 with 5,490 rows a level: RESULTS.md, issue 17).
+template <class Exec>
+int element_team_rows(const Exec& space, int requested, double rows_per_level) {
+  if (requested != 0) {
+    if (requested < 0 || requested > 32)
+      throw InputError("elmr-value: team_rows " + std::to_string(requested) + " is not from 1 to 32");
+    return requested;
+  }
+  const double one_warp_teams = double(space.concurrency()) / 64;  // 32 of 64 warps a multiprocessor
+  return rows_per_level <= one_warp_teams ? 1 : 8;
+}
 
 template <class Scalar, class Device>
 ElementPlan<Scalar, Device> build_element_plan(const typename Device::execution_space& space,

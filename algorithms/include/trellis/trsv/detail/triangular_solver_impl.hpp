@@ -90,7 +90,7 @@ template <class Scalar, class Device>
 SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space, const CsrMatrix<Scalar, Device>& T,
                                    Triangle tri, bool unit_diagonal, TrsvAlgorithm requested, bool keep_other,
                                    std::string& reason, const TileOptions& tile_options = TileOptions(),
-                                   int block_rows = 0) {
+                                   int block_rows = 0, int team_rows = 0) {
   SolvePlans<Scalar, Device> s;
   s.factor = analyze_factor(space, T, tri, unit_diagonal, needs_csc(requested), keep_other);
   s.levels = factor_levels(space, s.factor);
@@ -102,7 +102,15 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
   }
   switch (family_of(s.algorithm)) {
     case TrsvFamily::levelset: s.levelset = build_levelset_plan(space, s.factor, s.levels); break;
-    case TrsvFamily::element: s.element = build_element_plan(space, s.factor, s.levels); break;
+    case TrsvFamily::element:
+      s.element = build_element_plan(space, s.factor, s.levels);
+      if (s.algorithm == TrsvAlgorithm::elmr_value) {
+        s.element->team_rows = element_team_rows(space, team_rows, s.levels.avg_parallelism());
+        if (!is_host_space<typename Device::execution_space>())
+          reason +=
+              "; " + std::to_string(s.element->team_rows) + (s.element->team_rows == 1 ? " row" : " rows") + " a team";
+      }
+      break;
     case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
     case TrsvFamily::block: s.block = build_block_plan(space, s.factor, s.levels, block_rows); break;
   }
@@ -155,7 +163,7 @@ TriangularSolver<Scalar, Device>::TriangularSolver(const execution_space& space,
   space.fence();  // the timer counts the analysis only
   Kokkos::Timer timer;
   plans_ = detail::analyze(space, T, options.triangle, options.unit_diagonal, options.algorithm,
-                           /*keep_other=*/false, reason_, options.tile, options.block_rows);
+                           /*keep_other=*/false, reason_, options.tile, options.block_rows, options.team_rows);
   space.fence();
   analysis_seconds_ = timer.seconds();
   detail::load_values(space, plans_, T, const_vector_type());  // numeric() without re-fingerprinting T

@@ -124,7 +124,8 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
             v.value = (b(i) - sum) * inv_diag(i);
             Kokkos::volatile_store(xb + i, v.bits);
           });
-        });
+        },
+        0, plan.team_rows);
   }
 }
 
