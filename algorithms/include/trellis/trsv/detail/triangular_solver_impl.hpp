@@ -20,10 +20,10 @@ namespace detail {
 
 /// `automatic`'s conditions for block-syncfree on GPUs (choose_algorithm).
 struct BlockRule {
-  static constexpr int min_levels = 150;                  // enough steps for blocks to pipeline
-  static constexpr double max_entries_per_row = 4.0;      // strict triangle: one thread sums a row
-  static constexpr double min_inside_fraction = 1.0 / 3;  // entries read from team scratch,
-  static constexpr int chain_levels = 1000;               // unless the levels are this many
+  static constexpr int min_levels = 150;               // enough steps for blocks to pipeline
+  static constexpr double max_entries_per_row = 4.0;   // strict triangle: one thread sums a row
+  static constexpr double min_inside_fraction = 0.45;  // entries read from team scratch,
+  static constexpr int chain_levels = 1000;            // unless the levels are this many
 };
 
 enum class TrsvFamily { levelset, element, tile, block };
@@ -51,10 +51,11 @@ inline bool needs_csc(TrsvAlgorithm a) {
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
 /// spinning wastes them). On GPUs block-syncfree where its blocks pay off:
 /// many levels, short rows (one thread sums a row), and a numbering that
-/// keeps a third of the entries inside their row's block or else very many
+/// keeps 45% of the entries inside their row's block or else very many
 /// levels (the chain then dominates); elsewhere elmr-value. The conditions
-/// separate the 20 problems of the H200 sweep in RESULTS.md (issue 17), from
-/// which they were read; the tiled family is chosen by name only (slower
+/// were read from the H200 sweeps in RESULTS.md (issue 17: a third inside
+/// until elmr-value's one-warp teams made it 1.2x cuSPARSE on
+/// ff_rhd3t_2d, 0.44 inside, where block-syncfree is 0.96x); the tiled family is chosen by name only (slower
 /// than elmr-value on every problem measured).
 template <class Scalar, class Device>
 TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
