@@ -8,8 +8,8 @@
 #include <climits>
 #include <string>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
-
 #include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 
@@ -35,8 +35,8 @@ struct ElementPlan {
 };
 
 /// elmr-value's rows (warps) a team on GPUs: `requested` (1 to 32), else
-/// one when a mean level fits the warps resident at one-warp teams, else 8
-/// (256 threads). One-warp teams cap a multiprocessor at 32 warps (the
+/// one when a mean level fits the warps resident at one-warp teams, else the
+/// backend's rows_per_team (8 on GPUs: 256 threads). One-warp teams cap a multiprocessor at 32 warps (the
 /// block limit), half its warps: rows handed out beyond the level being
 /// solved only poll x through L2 and slow the loads of the front (1.5x
 /// faster on grids and FEM matrices whose levels fit, 0.7x on
@@ -49,7 +49,7 @@ int element_team_rows(const Exec& space, int requested, double rows_per_level) {
     return requested;
   }
   const double one_warp_teams = double(space.concurrency()) / 64;  // 32 of 64 warps a multiprocessor
-  return rows_per_level <= one_warp_teams ? 1 : 8;
+  return rows_per_level <= one_warp_teams ? 1 : rows_per_team<Exec>(max_vector_width<Exec>());
 }
 
 template <class Scalar, class Device>
