@@ -162,9 +162,9 @@ TEST(Partition, SlabsOfAShuffledGridCutLikeParallelPlanes) {
   EXPECT_GT(cut_entries(A, contiguous_partition(n, 300)), 10 * cut);  // the shuffled order cuts most entries
 }
 
-TEST(Partition, SlabsCoverEveryComponentOnce) {
-  // Two grids side by side (no entry between them) and a row with no
-  // off-diagonal entry: every row in exactly one part, parts full but the last.
+/// Two 9x7 grids side by side (no entry between them) and a row with no
+/// off-diagonal entry: 127 rows.
+HostCsr two_grids_and_a_lone_row() {
   const HostCsr g = gallery::laplace2d_5pt(9, 7);
   const ordinal_t m = g.num_rows, n = 2 * m + 1;
   HostCsr::row_map_type::non_const_type map("map", size_t(n) + 1);
@@ -180,13 +180,76 @@ TEST(Partition, SlabsCoverEveryComponentOnce) {
     }
     map(r + 1) = t;
   }
-  const Partition p = slab_partition(HostCsr(n, n, map, col, val), 20);
-  ASSERT_EQ(p.num_parts, 7);
+  return HostCsr(n, n, map, col, val);
+}
+
+/// Every row in exactly one part, parts full but the last.
+void expect_full_parts(const Partition& p, ordinal_t n, ordinal_t rows_per_part) {
+  ASSERT_EQ(p.num_parts, (n + rows_per_part - 1) / rows_per_part);
+  ASSERT_EQ(p.part.size(), size_t(n));
   std::vector<int> size(p.num_parts, 0);
   for (ordinal_t q : p.part) ++size.at(q);
-  for (ordinal_t q = 0; q + 1 < p.num_parts; ++q) EXPECT_EQ(size[q], 20);
-  EXPECT_EQ(size.back(), n - 6 * 20);
-  EXPECT_EQ(slab_partition(g, 1000).num_parts, 1);
+  for (ordinal_t q = 0; q + 1 < p.num_parts; ++q) EXPECT_EQ(size[q], rows_per_part);
+  EXPECT_EQ(size.back(), n - (p.num_parts - 1) * rows_per_part);
+}
+
+TEST(Partition, SlabsCoverEveryComponentOnce) {
+  const HostCsr A = two_grids_and_a_lone_row();
+  expect_full_parts(slab_partition(A, 20), A.num_rows, 20);
+  EXPECT_EQ(slab_partition(gallery::laplace2d_5pt(9, 7), 1000).num_parts, 1);
+}
+
+TEST(Partition, RegionsCoverEveryComponentOnce) {
+  const HostCsr A = two_grids_and_a_lone_row();
+  expect_full_parts(region_partition(A, 20), A.num_rows, 20);
+  expect_full_parts(region_partition(A, 20, coupling_strengths(csr_to_bsr(A, 1))), A.num_rows, 20);
+  expect_full_parts(region_partition(A, 1), A.num_rows, 1);
+  EXPECT_EQ(region_partition(gallery::laplace2d_5pt(9, 7), 1000).num_parts, 1);
+}
+
+TEST(Partition, RegionsOfAShuffledGridAreCompact) {
+  // 12 regions of 100 rows on a 40 x 30 grid in a random order: 10 x 10
+  // squares would cut 2 (3 x 30 + 2 x 40) = 340 entries, slabs of 100 rows
+  // (anti-diagonal wavefronts) cut about 1020; regions cut 550-630 in 100
+  // orders.
+  const ordinal_t nx = 40, ny = 30, n = nx * ny;
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<ordinal_t> new_of(n);
+    std::iota(new_of.begin(), new_of.end(), 0);
+    const auto seed = test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
+    const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+    const Partition p = region_partition(A, 100);
+    expect_full_parts(p, n, 100);
+    const long long cut = cut_entries(A, p), slabs = cut_entries(A, slab_partition(A, 100));
+    EXPECT_LE(cut, 720) << "slabs cut " << slabs;
+    EXPECT_LT(cut, slabs);
+  }
+}
+
+TEST(Partition, WeightedRegionsKeepStrongCouplingsInside) {
+  // The anisotropic grid of the METIS test: couplings 1 along x, 1e-4 along
+  // y. Weighted, regions take whole grid lines (here 0.028 against 128).
+  const ordinal_t nx = 40, ny = 40;
+  HostCsr A = gallery::laplace2d_5pt(nx, ny);
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+      const ordinal_t j = A.entries(q);
+      A.values(q) = j == i ? 2.0002 : (std::abs(j - i) == 1 ? -1.0 : -1e-4);
+    }
+  const std::vector<double> w = coupling_strengths(csr_to_bsr(A, 1));
+  auto cut_weight = [&](const Partition& p) {
+    double cut = 0;
+    for (ordinal_t i = 0; i < A.num_rows; ++i)
+      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) cut += p.part[i] != p.part[A.entries(q)] ? w[q] : 0;
+    return cut;
+  };
+  const Partition weighted = region_partition(A, 200, w);
+  expect_full_parts(weighted, A.num_rows, 200);
+  const double plain = cut_weight(region_partition(A, 200)), strong = cut_weight(weighted);
+  EXPECT_LT(strong, 0.01 * plain) << "weighted cut " << strong << ", unweighted " << plain;
+  EXPECT_THROW(region_partition(A, 200, std::vector<double>(3, 1.0)), StructureError);
 }
 
 TEST(Partition, BadInputIsNamed) {
@@ -195,6 +258,8 @@ TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(parse<Partitioner>("kway"), InputError);
   EXPECT_EQ(parse<Partitioner>("slabs"), Partitioner::slabs);
   EXPECT_THROW(slab_partition(gallery::laplace2d_5pt(4, 4), 0), InputError);
+  EXPECT_THROW(region_partition(gallery::laplace2d_5pt(4, 4), 0), InputError);
+  EXPECT_EQ(parse<Partitioner>("regions"), Partitioner::regions);
   Partition p = contiguous_partition(4, 2);
   p.part[1] = 7;
   EXPECT_THROW(group_rows_by_part(p), InputError);
@@ -323,6 +388,14 @@ TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
   DdOptions slabs;
   slabs.subdomain_rows = 250;  // 7 parts: the automatic choice is slabs
   expect_all_variants_match<TypeParam>(A, slabs, "block laplacian, slabs 250 rows");
+  DdOptions regions;
+  regions.partitioner = Partitioner::regions;
+  regions.subdomain_rows = 150;
+  expect_all_variants_match<TypeParam>(A, regions, "block laplacian, regions 150 rows");
+  // Weighted too by default, with the coupling dropped reported.
+  const DomainDecompositionIlu<double, TypeParam> grown(A, regions);
+  EXPECT_GT(grown.report().dropped_coupling, 0.0);
+  EXPECT_LT(grown.report().dropped_coupling, 0.5);
 }
 
 TYPED_TEST(DomainDecomposition, LayeredCoefficientAndDefaults) {

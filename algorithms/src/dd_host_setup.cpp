@@ -76,11 +76,13 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
       return geometric_layout(opt.grid, box);
     }
     case Partitioner::metis:
-    case Partitioner::slabs: {
+    case Partitioner::slabs:
+    case Partitioner::regions: {
       if (A.rows <= rows) return group_rows_by_part(contiguous_partition(A.rows, rows));  // one subdomain: no graph
       const HostCsr graph = block_graph(A);
-      return group_rows_by_part(p == Partitioner::metis ? metis_partition(graph, rows, A.coupling)
-                                                        : slab_partition(graph, rows));
+      if (p == Partitioner::metis) return group_rows_by_part(metis_partition(graph, rows, A.coupling));
+      return group_rows_by_part(p == Partitioner::slabs ? slab_partition(graph, rows)
+                                                        : region_partition(graph, rows, A.coupling));
     }
     default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }
@@ -96,7 +98,8 @@ bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ord
 
 bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
   const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
-  return options.coupling_weights && parts > 1 && chosen_partitioner(options, parts) == Partitioner::metis;
+  const Partitioner p = chosen_partitioner(options, parts);
+  return options.coupling_weights && parts > 1 && (p == Partitioner::metis || p == Partitioner::regions);
 }
 
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,

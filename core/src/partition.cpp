@@ -91,27 +91,47 @@ Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {
 namespace {
 
 /// The pattern of A + A^T without the diagonal, as adjacency lists (an entry
-/// present in both triangles appears twice: the searches do not mind).
+/// present in both triangles appears twice: the searches do not mind). With
+/// weights (one per stored entry of A), each adjacency entry's coupling
+/// class against the largest weight of its row: c for a weight in
+/// [2^-(c+1), 2^-c) of it, the last class for all weaker ones.
 struct Adjacency {
+  static constexpr int classes = 8;
   std::vector<offset_t> ptr;
   std::vector<ordinal_t> adj;
+  std::vector<unsigned char> strength;  // empty without weights
   offset_t degree(ordinal_t i) const { return ptr[i + 1] - ptr[i]; }
 };
 
-Adjacency symmetrized(const HostCsr& A) {
+Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights = {}) {
   const ordinal_t n = A.num_rows;
+  const bool weighted = !weights.empty();
   Adjacency g;
   g.ptr.assign(size_t(n) + 1, 0);
+  std::vector<double> row_max(weighted ? size_t(n) : 0, 0.0);
   for (ordinal_t i = 0; i < n; ++i)
-    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
-      if (A.entries(q) != i) ++g.ptr[i + 1], ++g.ptr[A.entries(q) + 1];
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+      const ordinal_t j = A.entries(q);
+      if (j == i) continue;
+      ++g.ptr[i + 1], ++g.ptr[j + 1];
+      if (weighted) row_max[i] = std::max(row_max[i], weights[q]), row_max[j] = std::max(row_max[j], weights[q]);
+    }
   std::partial_sum(g.ptr.begin(), g.ptr.end(), g.ptr.begin());
   g.adj.resize(g.ptr[n]);
+  if (weighted) g.strength.resize(g.ptr[n]);
+  auto strength = [&](double w, ordinal_t row) -> unsigned char {
+    const double r = row_max[row] > 0 ? w / row_max[row] : 1.0;
+    int c = 0;
+    for (double t = 0.5; c + 1 < Adjacency::classes && r < t; t *= 0.5) ++c;
+    return static_cast<unsigned char>(c);
+  };
   std::vector<offset_t> next(g.ptr.begin(), g.ptr.end() - 1);
   for (ordinal_t i = 0; i < n; ++i)
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
       const ordinal_t j = A.entries(q);
-      if (j != i) g.adj[next[i]++] = j, g.adj[next[j]++] = i;
+      if (j == i) continue;
+      if (weighted) g.strength[next[i]] = strength(weights[q], i), g.strength[next[j]] = strength(weights[q], j);
+      g.adj[next[i]++] = j, g.adj[next[j]++] = i;
     }
   return g;
 }
@@ -135,17 +155,10 @@ size_t breadth_first(const Adjacency& g, ordinal_t root, int stamp, std::vector<
   return last_level;
 }
 
-}  // namespace
-
-Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
-  require_positive(rows_per_part, "slab partition: rows per subdomain");
-  if (!A.is_square()) throw StructureError("slab partition: matrix is not square");
-  const ordinal_t n = A.num_rows;
-  Partition p;
-  p.num_parts = ceil_div(std::max<ordinal_t>(n, 1), rows_per_part);
-  p.part.assign(n, 0);
-  if (p.num_parts == 1) return p;
-  const Adjacency g = symmetrized(A);
+/// Every row in breadth-first order from a pseudo-peripheral row (two
+/// George-Liu sweeps; each connected component in turn).
+std::vector<ordinal_t> peripheral_order(const Adjacency& g) {
+  const ordinal_t n = ordinal_t(g.ptr.size()) - 1;
   std::vector<int> mark(n, 0);  // 0: unplaced; sweeps use stamps 1, 2, ...; placed rows -1
   std::vector<ordinal_t> order, sweep;
   order.reserve(n);
@@ -164,7 +177,68 @@ Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
     }
     breadth_first(g, root, -1, mark, order);
   }
-  for (ordinal_t pos = 0; pos < n; ++pos) p.part[order[pos]] = pos / rows_per_part;
+  return order;
+}
+
+/// The number of parts, and the graph checks both graph partitioners share.
+ordinal_t graph_parts(const HostCsr& A, ordinal_t rows_per_part, const std::string& who) {
+  require_positive(rows_per_part, who + " partition: rows per subdomain");
+  if (!A.is_square()) throw StructureError(who + " partition: matrix is not square");
+  return ceil_div(std::max<ordinal_t>(A.num_rows, 1), rows_per_part);
+}
+
+}  // namespace
+
+Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
+  Partition p;
+  p.num_parts = graph_parts(A, rows_per_part, "slab");
+  p.part.assign(A.num_rows, 0);
+  if (p.num_parts == 1) return p;
+  const std::vector<ordinal_t> order = peripheral_order(symmetrized(A));
+  for (ordinal_t pos = 0; pos < A.num_rows; ++pos) p.part[order[pos]] = pos / rows_per_part;
+  return p;
+}
+
+Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights) {
+  Partition p;
+  p.num_parts = graph_parts(A, rows_per_part, "region");
+  const ordinal_t n = A.num_rows;
+  if (!edge_weights.empty() && edge_weights.size() != A.entries.extent(0))
+    throw StructureError("region partition: " + std::to_string(edge_weights.size()) + " edge weights for " +
+                         std::to_string(A.entries.extent(0)) + " entries");
+  p.part.assign(n, 0);
+  if (p.num_parts == 1) return p;
+  const Adjacency g = symmetrized(A, edge_weights);
+  const std::vector<ordinal_t> order = peripheral_order(g);
+  std::fill(p.part.begin(), p.part.end(), -1);
+  // A region takes its next row from its strongest class of candidates
+  // (first come, first served inside a class): strong couplings end up
+  // inside regions. Each row's neighbours are read once, by the region that
+  // takes it, so the candidates number at most nnz: O(nnz) in all.
+  std::vector<ordinal_t> candidates[Adjacency::classes];
+  size_t seed = 0;  // rows before it in `order` are placed
+  for (ordinal_t r = 0, placed = 0; r < p.num_parts; ++r) {
+    const ordinal_t want = std::min(rows_per_part, n - placed);
+    size_t head[Adjacency::classes] = {};
+    for (auto& c : candidates) c.clear();
+    for (ordinal_t size = 0; size < want; ++size) {
+      ordinal_t i = -1;
+      for (int c = 0; c < Adjacency::classes && i < 0; ++c)
+        while (i < 0 && head[c] < candidates[c].size())
+          if (p.part[candidates[c][head[c]]] < 0)
+            i = candidates[c][head[c]];
+          else
+            ++head[c];
+      if (i < 0) {  // none yet, or run dry: the next unplaced row of the sweep
+        while (p.part[order[seed]] >= 0) ++seed;
+        i = order[seed];
+      }
+      p.part[i] = r;
+      for (offset_t q = g.ptr[i]; q < g.ptr[i + 1]; ++q)
+        if (p.part[g.adj[q]] < 0) candidates[g.strength.empty() ? 0 : g.strength[size_t(q)]].push_back(g.adj[q]);
+    }
+    placed += want;
+  }
   return p;
 }
 

@@ -11,7 +11,7 @@
 //
 //   to_string(Partitioner::automatic)   "auto"
 //   parse<Partitioner>("Geometric")     Partitioner::geometric
-//   names<Partitioner>("|")             "auto|geometric|metis|contiguous|slabs"
+//   names<Partitioner>("|")             "auto|geometric|metis|contiguous|slabs|regions"
 //   values<Partitioner>()               every value, in table order
 //
 // Names are lower-case words joined by '-' ("dag-ec-ilduo-fused"). parse()
