@@ -22,7 +22,7 @@ const std::string solve_usage =
     "  GMRES's Gram-Schmidt (default automatic: cgs2 over MPI, else mgs)\n"
     "  --subdomain-rows N  --partitioner " +
     names<Partitioner>("|") +
-    "\n  --coupling-weights on|off       dd: METIS keeps strong couplings inside subdomains (on)\n"
+    "\n  --coupling-weights on|off       dd: the graph partitions keep strong couplings inside (on)\n"
     "  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
     "                                  (default 0: exact zeros only, as cuSPARSE)\n"
     "  --pivot-boost B                 failing pivots replaced by B x the row's largest entry\n"

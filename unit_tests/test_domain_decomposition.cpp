@@ -252,6 +252,29 @@ TEST(Partition, WeightedRegionsKeepStrongCouplingsInside) {
   EXPECT_THROW(region_partition(A, 200, std::vector<double>(3, 1.0)), StructureError);
 }
 
+TEST(Partition, AutomaticTakesSlabsUnlessTheyDropFarMore) {
+  // A shuffled 40 x 30 grid: two parts are one wavefront either way (slabs);
+  // twelve regions cut about 600 entries, twelve slabs about 1020 (regions).
+  const ordinal_t nx = 40, ny = 30, n = nx * ny;
+  std::vector<ordinal_t> new_of(n);
+  std::iota(new_of.begin(), new_of.end(), 0);
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
+  const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+  for (const ordinal_t rows : {600, 100}) {
+    const AutomaticPartition a = slabs_or_regions(A, rows);
+    const Partition slabs = slab_partition(A, rows), regions = region_partition(A, rows);
+    EXPECT_EQ(a.slabs_dropped, double(cut_entries(A, slabs)));
+    EXPECT_EQ(a.regions_dropped, dropped_weight(A, regions));
+    EXPECT_EQ(a.chose_regions, rows == 100) << a.slabs_dropped << " against " << a.regions_dropped;
+    EXPECT_EQ(a.partition.part, a.chose_regions ? regions.part : slabs.part);
+  }
+  const AutomaticPartition one = slabs_or_regions(A, n);
+  EXPECT_EQ(one.partition.num_parts, 1);
+  EXPECT_THROW(slabs_or_regions(A, 100, std::vector<double>(5, 1.0)), StructureError);
+}
+
 TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(geometric_partition({4, 4, 0}, {2, 2, 2}), InputError);
   EXPECT_THROW(contiguous_partition(10, 0), InputError);
@@ -386,8 +409,14 @@ TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
     EXPECT_EQ(unweighted.report().dropped_coupling, -1.0);
   }
   DdOptions slabs;
-  slabs.subdomain_rows = 250;  // 7 parts: the automatic choice is slabs
+  slabs.partitioner = Partitioner::slabs;
+  slabs.subdomain_rows = 250;
   expect_all_variants_match<TypeParam>(A, slabs, "block laplacian, slabs 250 rows");
+  DdOptions automatic;
+  automatic.subdomain_rows = 250;
+  expect_all_variants_match<TypeParam>(A, automatic, "block laplacian, automatic 250 rows");
+  const DomainDecompositionIlu<double, TypeParam> chosen(A, automatic);
+  EXPECT_NE(chosen.report().partitioner.find("auto: slabs drop"), std::string::npos) << chosen.report().partitioner;
   DdOptions regions;
   regions.partitioner = Partitioner::regions;
   regions.subdomain_rows = 150;

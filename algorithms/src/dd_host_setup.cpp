@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <sstream>
 
 #include "trellis/core/errors.hpp"
@@ -44,16 +45,16 @@ ordinal_t subdomain_rows(const DdOptions& opt, ordinal_t rows_that_fit) {
   return std::min(rows, rows_that_fit);
 }
 
-/// The partitioner for `parts` subdomains (automatic resolved).
-Partitioner chosen_partitioner(const DdOptions& opt, ordinal_t parts) {
+/// The partitioner: automatic is geometric when the grid is known, else it
+/// stays automatic (slabs_or_regions decides from the graph).
+Partitioner chosen_partitioner(const DdOptions& opt) {
   if (opt.partitioner != Partitioner::automatic) return opt.partitioner;
-  if (opt.grid[0] > 0) return Partitioner::geometric;
-  return parts <= slab_parts_max || !have_metis() ? Partitioner::slabs : Partitioner::metis;
+  return opt.grid[0] > 0 ? Partitioner::geometric : Partitioner::automatic;
 }
 
 /// The partition the options choose, as rows grouped by subdomain.
 SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
-  const Partitioner p = chosen_partitioner(opt, ceil_div(A.rows, rows));
+  const Partitioner p = chosen_partitioner(opt);
   const bool has_grid = opt.grid[0] > 0;
   report.partitioner = to_string(p);
   switch (p) {
@@ -75,14 +76,25 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
           " box " + std::to_string(box[0]) + "x" + std::to_string(box[1]) + "x" + std::to_string(box[2]);
       return geometric_layout(opt.grid, box);
     }
+    case Partitioner::automatic:
     case Partitioner::metis:
     case Partitioner::slabs:
     case Partitioner::regions: {
-      if (A.rows <= rows) return group_rows_by_part(contiguous_partition(A.rows, rows));  // one subdomain: no graph
+      if (A.rows <= rows) {  // one subdomain: no graph
+        report.partitioner = "none (one subdomain)";
+        return group_rows_by_part(contiguous_partition(A.rows, rows));
+      }
       const HostCsr graph = block_graph(A);
       if (p == Partitioner::metis) return group_rows_by_part(metis_partition(graph, rows, A.coupling));
-      return group_rows_by_part(p == Partitioner::slabs ? slab_partition(graph, rows)
-                                                        : region_partition(graph, rows, A.coupling));
+      if (p == Partitioner::slabs) return group_rows_by_part(slab_partition(graph, rows));
+      if (p == Partitioner::regions) return group_rows_by_part(region_partition(graph, rows, A.coupling));
+      const AutomaticPartition chosen = slabs_or_regions(graph, rows, A.coupling);
+      char why[160];
+      std::snprintf(why, sizeof why, " (auto: slabs drop %.3g, regions %.3g of the %s; slabs up to %.2gx)",
+                    chosen.slabs_dropped, chosen.regions_dropped, A.coupling.empty() ? "entries" : "coupling weight",
+                    AutomaticPartition::slabs_drop_max);
+      report.partitioner = std::string(chosen.chose_regions ? "regions" : "slabs") + why;
+      return group_rows_by_part(chosen.partition);
     }
     default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }
@@ -92,14 +104,15 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
 
 bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
   const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
-  const Partitioner p = chosen_partitioner(options, parts);
+  const Partitioner p = chosen_partitioner(options);
   return parts > 1 && p != Partitioner::geometric && p != Partitioner::contiguous;
 }
 
 bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
   const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
-  const Partitioner p = chosen_partitioner(options, parts);
-  return options.coupling_weights && parts > 1 && (p == Partitioner::metis || p == Partitioner::regions);
+  const Partitioner p = chosen_partitioner(options);
+  return options.coupling_weights && parts > 1 &&
+         (p == Partitioner::metis || p == Partitioner::regions || p == Partitioner::automatic);
 }
 
 SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,

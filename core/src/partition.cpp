@@ -180,44 +180,40 @@ std::vector<ordinal_t> peripheral_order(const Adjacency& g) {
   return order;
 }
 
-/// The number of parts, and the graph checks both graph partitioners share.
-ordinal_t graph_parts(const HostCsr& A, ordinal_t rows_per_part, const std::string& who) {
+/// The number of parts, and the checks the graph partitioners share.
+ordinal_t graph_parts(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights,
+                      const std::string& who) {
   require_positive(rows_per_part, who + " partition: rows per subdomain");
   if (!A.is_square()) throw StructureError(who + " partition: matrix is not square");
+  if (!edge_weights.empty() && edge_weights.size() != A.entries.extent(0))
+    throw StructureError(who + " partition: " + std::to_string(edge_weights.size()) + " edge weights for " +
+                         std::to_string(A.entries.extent(0)) + " entries");
   return ceil_div(std::max<ordinal_t>(A.num_rows, 1), rows_per_part);
 }
 
-}  // namespace
-
-Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
+/// Slabs: `order` cut into consecutive chunks.
+Partition slabs_of(const std::vector<ordinal_t>& order, ordinal_t num_parts, ordinal_t rows_per_part) {
   Partition p;
-  p.num_parts = graph_parts(A, rows_per_part, "slab");
-  p.part.assign(A.num_rows, 0);
-  if (p.num_parts == 1) return p;
-  const std::vector<ordinal_t> order = peripheral_order(symmetrized(A));
-  for (ordinal_t pos = 0; pos < A.num_rows; ++pos) p.part[order[pos]] = pos / rows_per_part;
+  p.num_parts = num_parts;
+  p.part.resize(order.size());
+  for (size_t pos = 0; pos < order.size(); ++pos) p.part[order[pos]] = ordinal_t(pos / size_t(rows_per_part));
   return p;
 }
 
-Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights) {
+/// Regions grown through g, seeded from `order` (region_partition).
+Partition regions_of(const Adjacency& g, const std::vector<ordinal_t>& order, ordinal_t num_parts,
+                     ordinal_t rows_per_part) {
+  const ordinal_t n = ordinal_t(order.size());
   Partition p;
-  p.num_parts = graph_parts(A, rows_per_part, "region");
-  const ordinal_t n = A.num_rows;
-  if (!edge_weights.empty() && edge_weights.size() != A.entries.extent(0))
-    throw StructureError("region partition: " + std::to_string(edge_weights.size()) + " edge weights for " +
-                         std::to_string(A.entries.extent(0)) + " entries");
-  p.part.assign(n, 0);
-  if (p.num_parts == 1) return p;
-  const Adjacency g = symmetrized(A, edge_weights);
-  const std::vector<ordinal_t> order = peripheral_order(g);
-  std::fill(p.part.begin(), p.part.end(), -1);
+  p.num_parts = num_parts;
+  p.part.assign(n, -1);
   // A region takes its next row from its strongest class of candidates
   // (first come, first served inside a class): strong couplings end up
   // inside regions. Each row's neighbours are read once, by the region that
   // takes it, so the candidates number at most nnz: O(nnz) in all.
   std::vector<ordinal_t> candidates[Adjacency::classes];
   size_t seed = 0;  // rows before it in `order` are placed
-  for (ordinal_t r = 0, placed = 0; r < p.num_parts; ++r) {
+  for (ordinal_t r = 0, placed = 0; r < num_parts; ++r) {
     const ordinal_t want = std::min(rows_per_part, n - placed);
     size_t head[Adjacency::classes] = {};
     for (auto& c : candidates) c.clear();
@@ -240,6 +236,47 @@ Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std:
     placed += want;
   }
   return p;
+}
+
+}  // namespace
+
+Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part) {
+  const ordinal_t parts = graph_parts(A, rows_per_part, {}, "slab");
+  if (parts == 1) return contiguous_partition(A.num_rows, rows_per_part);
+  return slabs_of(peripheral_order(symmetrized(A)), parts, rows_per_part);
+}
+
+Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights) {
+  const ordinal_t parts = graph_parts(A, rows_per_part, edge_weights, "region");
+  if (parts == 1) return contiguous_partition(A.num_rows, rows_per_part);
+  const Adjacency g = symmetrized(A, edge_weights);
+  return regions_of(g, peripheral_order(g), parts, rows_per_part);
+}
+
+double dropped_weight(const HostCsr& A, const Partition& p, const std::vector<double>& edge_weights) {
+  double dropped = 0;
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
+      if (p.part[i] != p.part[A.entries(q)]) dropped += edge_weights.empty() ? 1.0 : edge_weights[q];
+  return dropped;
+}
+
+AutomaticPartition slabs_or_regions(const HostCsr& A, ordinal_t rows_per_part,
+                                    const std::vector<double>& edge_weights) {
+  const ordinal_t parts = graph_parts(A, rows_per_part, edge_weights, "automatic");
+  AutomaticPartition out;
+  if (parts == 1) {
+    out.partition = contiguous_partition(A.num_rows, rows_per_part);
+    return out;
+  }
+  const Adjacency g = symmetrized(A, edge_weights);
+  const std::vector<ordinal_t> order = peripheral_order(g);
+  Partition slabs = slabs_of(order, parts, rows_per_part), regions = regions_of(g, order, parts, rows_per_part);
+  out.slabs_dropped = dropped_weight(A, slabs, edge_weights);
+  out.regions_dropped = dropped_weight(A, regions, edge_weights);
+  out.chose_regions = out.slabs_dropped > AutomaticPartition::slabs_drop_max * out.regions_dropped;
+  out.partition = std::move(out.chose_regions ? regions : slabs);
+  return out;
 }
 
 bool have_metis() { return TRELLIS_ENABLE_METIS != 0; }

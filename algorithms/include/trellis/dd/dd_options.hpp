@@ -19,14 +19,15 @@ struct DdOptions {
   /// is replaced by the largest that does, and the report says so.
   ordinal_t subdomain_rows = 0;
   ilu::PivotOptions pivots;
-  /// METIS weights each edge by its coupling strength ||A_ij|| /
+  /// The graph partitions (METIS, regions, and the automatic choice between
+  /// slabs and regions) weight each edge by its coupling strength ||A_ij|| /
   /// sqrt(||A_ii|| ||A_jj||) (coupling_strengths), so that strong couplings
-  /// stay inside subdomains (on the 14 real matrices, BiCGSTAB iterations
-  /// -9% in geometric mean, -45% and -56% on the two with the widest
-  /// coefficient ranges: perf_tests/RESULTS.md); the report gives the
-  /// coupling weight dropped. The other partitioners do not read weights
-  /// (nothing is computed for them). A device matrix's values then come to
-  /// the host once, with its pattern.
+  /// stay inside subdomains (METIS on the 14 real matrices: BiCGSTAB
+  /// iterations -9% in geometric mean, -45% and -56% on the two with the
+  /// widest coefficient ranges: perf_tests/RESULTS.md); the report gives the
+  /// coupling weight dropped. Geometric, contiguous and explicit slabs do not
+  /// read weights (nothing is computed for them). A device matrix's values
+  /// then come to the host once, with its pattern.
   bool coupling_weights = true;
   /// What apply() runs. Unset: dag_ec_ILDUO_fused on GPUs (the paper's
   /// fastest), dag_vc_ILDUO_fused on host backends (no atomics, which are

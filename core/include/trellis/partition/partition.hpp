@@ -69,6 +69,27 @@ Partition slab_partition(const HostCsr& A, ordinal_t rows_per_part);
 /// and one more search.
 Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights = {});
 
+/// The weight of A's entries (edge_weights, or 1 each when empty) between
+/// rows in different parts.
+double dropped_weight(const HostCsr& A, const Partition& p, const std::vector<double>& edge_weights = {});
+
+/// The domain decomposition's partition when no grid is given: slabs unless
+/// they drop more than slabs_drop_max times the coupling weight (entries,
+/// without weights) regions drop, else regions. Why both: slabs keep the
+/// levels inside a part few (BentPipe2D100: 64 against regions' 159; the
+/// subdomain solves walk them one by one), regions the strong couplings
+/// inside (pegase bprime: 3.8% dropped against slabs' 11%, 446 BiCGSTAB
+/// iterations against 1389). 1.5 is read from the 14 real matrices
+/// (perf_tests/RESULTS.md). Both come from one graph and one order.
+struct AutomaticPartition {
+  static constexpr double slabs_drop_max = 1.5;
+  Partition partition;
+  bool chose_regions = false;
+  double slabs_dropped = 0, regions_dropped = 0;  // 0 when there is one part
+};
+AutomaticPartition slabs_or_regions(const HostCsr& A, ordinal_t rows_per_part,
+                                    const std::vector<double>& edge_weights = {});
+
 /// True when this build has METIS.
 bool have_metis();
 
@@ -77,11 +98,10 @@ bool have_metis();
 namespace trellis {
 
 /// How the domain-decomposition preconditioner partitions. automatic:
-/// geometric cuts when the grid is known; else slabs when there are at most
-/// slab_parts_max subdomains, METIS (when built with it) for more, where
-/// slabs would cut far more than METIS's compact parts.
+/// geometric cuts when the grid is known, else slabs_or_regions (METIS only
+/// when asked: on the 14 real matrices it cost 3-20x regions' time for no
+/// fewer iterations in geometric mean, perf_tests/RESULTS.md).
 enum class Partitioner { automatic, geometric, metis, contiguous, slabs, regions };
-inline constexpr int slab_parts_max = 8;
 
 template <>
 struct NameTable<Partitioner> {
