@@ -180,7 +180,8 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
   Kokkos::deep_copy(space, Kokkos::subview(whole, 1), A.num_rows);
   ViewArena<Device> arena;
-  pattern_ = copy_to<Device>(csr_to_bsr(A, 1));
+  // A canonical CSR is already the BSR of 1x1 blocks: one copy, to the device.
+  pattern_ = copy_to<Device>(HostBsr(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
   diag_ = ilu::split_blocks(space, pattern_, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena,
                             ViewArena<Device>::kept)
               .diag;
@@ -224,7 +225,8 @@ void GlobalIlu0<Scalar, Device>::numeric(const execution_space& space, const Hos
   if constexpr (std::is_same<HostCsr, CsrMatrix<Scalar, Device>>::value)
     numeric_on_device(space, BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
   else
-    numeric_on_device(space, staging_.upload(space, csr_to_bsr(A, 1)));
+    numeric_on_device(space,
+                      staging_.upload(space, HostBsr(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values)));
 }
 
 template <class Scalar, class Device>
