@@ -89,9 +89,6 @@ KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const
 
   for (offset_t q = 0; q < nl; ++q) {
     const ordinal_t k = f.L_col(l0 + q);
-    // Row k's extent is read before L_ik's reduction, so that its load
-    // overlaps the one of k's inverse diagonal instead of following it.
-    const offset_t k0 = f.U_map(k), k1 = f.U_map(k + 1);
     SumArray<Scalar, BB> lik;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(m, V),
@@ -102,6 +99,7 @@ KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const
           for (int t = 0; t < BB; ++t) aik[t] = out.v[t];
         },
         lik);
+    const offset_t k0 = f.U_map(k), k1 = f.U_map(k + 1);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, V), [&](int lane) {
       // Positions after q: L blocks of columns above k, the diagonal, U.
       offset_t p = q + 1 + ((lane - int((q + 1) % V)) % V + V) % V;
