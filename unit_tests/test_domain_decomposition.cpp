@@ -100,26 +100,26 @@ TEST(Partition, CouplingStrengthsAreScaledBlockNorms) {
   EXPECT_EQ(w[3], 0.0);
 }
 
-TEST(Partition, CouplingWeightsKeepStrongCouplingsInside) {
-  // An anisotropic grid, couplings 1 along x and 1e-4 along y: weighted,
-  // METIS cuts far fewer strong ones (here 23 against 88 after the
-  // rebalance to equal sizes, which cuts some wherever METIS put its parts).
-  if (!have_metis()) GTEST_SKIP() << "built without METIS";
-  const ordinal_t nx = 40, ny = 40;
-  HostCsr A = gallery::laplace2d_5pt(nx, ny);
+/// A 40 x 40 grid with couplings 1 along x and 1e-4 along y.
+HostCsr anisotropic_grid() {
+  HostCsr A = gallery::laplace2d_5pt(40, 40);
   for (ordinal_t i = 0; i < A.num_rows; ++i)
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
       const ordinal_t j = A.entries(q);
       A.values(q) = j == i ? 2.0002 : (std::abs(j - i) == 1 ? -1.0 : -1e-4);
     }
+  return A;
+}
+
+TEST(Partition, CouplingWeightsKeepStrongCouplingsInside) {
+  // Weighted, METIS cuts far fewer strong couplings (here 23 against 88
+  // after the rebalance to equal sizes, which cuts some wherever METIS put
+  // its parts).
+  if (!have_metis()) GTEST_SKIP() << "built without METIS";
+  const HostCsr A = anisotropic_grid();
   const std::vector<double> w = coupling_strengths(csr_to_bsr(A, 1));
-  auto cut_weight = [&](const Partition& p) {
-    double cut = 0;
-    for (ordinal_t i = 0; i < A.num_rows; ++i)
-      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) cut += p.part[i] != p.part[A.entries(q)] ? w[q] : 0;
-    return cut;
-  };
-  const double plain = cut_weight(metis_partition(A, 200)), weighted = cut_weight(metis_partition(A, 200, w));
+  const double plain = dropped_weight(A, metis_partition(A, 200), w);
+  const double weighted = dropped_weight(A, metis_partition(A, 200, w), w);
   EXPECT_LT(weighted, 0.5 * plain) << "weighted cut " << weighted << ", unweighted " << plain;
   EXPECT_THROW(metis_partition(A, 200, std::vector<double>(3, 1.0)), StructureError);
 }
@@ -141,14 +141,19 @@ HostCsr renumbered(const HostCsr& A, const std::vector<ordinal_t>& new_of) {
   return HostCsr(n, n, map, col, val);
 }
 
+/// An nx x ny 5-point grid with its rows in a random order.
+HostCsr shuffled_grid(ordinal_t nx, ordinal_t ny, decltype(test::fresh_seed()) seed) {
+  std::vector<ordinal_t> new_of(size_t(nx) * ny);
+  std::iota(new_of.begin(), new_of.end(), 0);
+  std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
+  return renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+}
+
 TEST(Partition, SlabsOfAShuffledGridCutLikeParallelPlanes) {
   const ordinal_t nx = 40, ny = 30, n = nx * ny;
-  std::vector<ordinal_t> new_of(n);
-  std::iota(new_of.begin(), new_of.end(), 0);
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
-  const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+  const HostCsr A = shuffled_grid(nx, ny, seed);
   const Partition p = slab_partition(A, 300);
   ASSERT_EQ(p.num_parts, 4);
   std::vector<int> size(p.num_parts, 0);
@@ -214,12 +219,9 @@ TEST(Partition, RegionsOfAShuffledGridAreCompact) {
   // orders.
   const ordinal_t nx = 40, ny = 30, n = nx * ny;
   for (int trial = 0; trial < 4; ++trial) {
-    std::vector<ordinal_t> new_of(n);
-    std::iota(new_of.begin(), new_of.end(), 0);
     const auto seed = test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
-    std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
-    const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+    const HostCsr A = shuffled_grid(nx, ny, seed);
     const Partition p = region_partition(A, 100);
     expect_full_parts(p, n, 100);
     const long long cut = cut_entries(A, p), slabs = cut_entries(A, slab_partition(A, 100));
@@ -229,25 +231,13 @@ TEST(Partition, RegionsOfAShuffledGridAreCompact) {
 }
 
 TEST(Partition, WeightedRegionsKeepStrongCouplingsInside) {
-  // The anisotropic grid of the METIS test: couplings 1 along x, 1e-4 along
-  // y. Weighted, regions take whole grid lines (here 0.028 against 128).
-  const ordinal_t nx = 40, ny = 40;
-  HostCsr A = gallery::laplace2d_5pt(nx, ny);
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
-      const ordinal_t j = A.entries(q);
-      A.values(q) = j == i ? 2.0002 : (std::abs(j - i) == 1 ? -1.0 : -1e-4);
-    }
+  // Weighted, regions take whole grid lines along the strong couplings
+  // (here 0.028 against 128).
+  const HostCsr A = anisotropic_grid();
   const std::vector<double> w = coupling_strengths(csr_to_bsr(A, 1));
-  auto cut_weight = [&](const Partition& p) {
-    double cut = 0;
-    for (ordinal_t i = 0; i < A.num_rows; ++i)
-      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) cut += p.part[i] != p.part[A.entries(q)] ? w[q] : 0;
-    return cut;
-  };
   const Partition weighted = region_partition(A, 200, w);
   expect_full_parts(weighted, A.num_rows, 200);
-  const double plain = cut_weight(region_partition(A, 200)), strong = cut_weight(weighted);
+  const double plain = dropped_weight(A, region_partition(A, 200), w), strong = dropped_weight(A, weighted, w);
   EXPECT_LT(strong, 0.01 * plain) << "weighted cut " << strong << ", unweighted " << plain;
   EXPECT_THROW(region_partition(A, 200, std::vector<double>(3, 1.0)), StructureError);
 }
@@ -256,12 +246,9 @@ TEST(Partition, AutomaticTakesSlabsUnlessTheyDropFarMore) {
   // A shuffled 40 x 30 grid: two parts are one wavefront either way (slabs);
   // twelve regions cut about 600 entries, twelve slabs about 1020 (regions).
   const ordinal_t nx = 40, ny = 30, n = nx * ny;
-  std::vector<ordinal_t> new_of(n);
-  std::iota(new_of.begin(), new_of.end(), 0);
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::shuffle(new_of.begin(), new_of.end(), std::mt19937(seed));
-  const HostCsr A = renumbered(gallery::laplace2d_5pt(nx, ny), new_of);
+  const HostCsr A = shuffled_grid(nx, ny, seed);
   for (const ordinal_t rows : {600, 100}) {
     const AutomaticPartition a = slabs_or_regions(A, rows);
     const Partition slabs = slab_partition(A, rows), regions = region_partition(A, rows);
