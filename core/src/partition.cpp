@@ -282,14 +282,9 @@ AutomaticPartition slabs_or_regions(const HostCsr& A, ordinal_t rows_per_part,
 bool have_metis() { return TRELLIS_ENABLE_METIS != 0; }
 
 Partition metis_partition(const HostCsr& A, ordinal_t rows_per_part, const std::vector<double>& edge_weights) {
-  require_positive(rows_per_part, "METIS partition: rows per subdomain");
-  if (!A.is_square()) throw StructureError("METIS partition: matrix is not square");
+  const ordinal_t k = graph_parts(A, rows_per_part, edge_weights, "METIS");
   const bool weighted = !edge_weights.empty();
-  if (weighted && edge_weights.size() != A.entries.extent(0))
-    throw StructureError("METIS partition: " + std::to_string(edge_weights.size()) + " edge weights for " +
-                         std::to_string(A.entries.extent(0)) + " entries");
   const ordinal_t n = A.num_rows;
-  const ordinal_t k = ceil_div(std::max<ordinal_t>(n, 1), rows_per_part);
   std::vector<ordinal_t> metis_part(n, 0);
   if (k > 1) {
 #if TRELLIS_ENABLE_METIS

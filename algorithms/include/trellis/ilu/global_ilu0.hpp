@@ -105,7 +105,7 @@ class GlobalIlu0 {
   /// instance.
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   void numeric(const execution_space& space, const CsrMatrix<Scalar, D>& A) {
-    numeric_on_device(space, BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
+    numeric_on_device(space, as_point_bsr(A));
   }
   void numeric(const execution_space& space, const HostCsr& A);
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
@@ -180,8 +180,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
   Kokkos::deep_copy(space, Kokkos::subview(whole, 1), A.num_rows);
   ViewArena<Device> arena;
-  // A canonical CSR is already the BSR of 1x1 blocks: one copy, to the device.
-  pattern_ = copy_to<Device>(HostBsr(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
+  pattern_ = copy_to<Device>(as_point_bsr(A));  // one copy, to the device
   diag_ = ilu::split_blocks(space, pattern_, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena,
                             ViewArena<Device>::kept)
               .diag;
@@ -223,10 +222,9 @@ void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& spac
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::numeric(const execution_space& space, const HostCsr& A) {
   if constexpr (std::is_same<HostCsr, CsrMatrix<Scalar, Device>>::value)
-    numeric_on_device(space, BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values));
+    numeric_on_device(space, as_point_bsr(A));
   else
-    numeric_on_device(space,
-                      staging_.upload(space, HostBsr(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values)));
+    numeric_on_device(space, staging_.upload(space, as_point_bsr(A)));
 }
 
 template <class Scalar, class Device>

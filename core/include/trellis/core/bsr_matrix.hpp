@@ -52,6 +52,13 @@ struct BsrMatrix {
 
 using HostBsr = BsrMatrix<double, HostDevice>;
 
+/// A CSR matrix as the BSR of its 1x1 blocks, sharing its arrays (a
+/// canonical CSR is one already: no copy).
+template <class Scalar, class Device>
+BsrMatrix<Scalar, Device> as_point_bsr(const CsrMatrix<Scalar, Device>& A) {
+  return BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values);
+}
+
 /// Deep copy of a BSR matrix into another device's memory.
 template <class DstDevice, class Scalar, class SrcDevice>
 BsrMatrix<Scalar, DstDevice> copy_to(const BsrMatrix<Scalar, SrcDevice>& A) {

@@ -99,8 +99,10 @@ namespace trellis {
 
 /// How the domain-decomposition preconditioner partitions. automatic:
 /// geometric cuts when the grid is known, else slabs_or_regions (METIS only
-/// when asked: on the 14 real matrices it cost 3-20x regions' time for no
-/// fewer iterations in geometric mean, perf_tests/RESULTS.md).
+/// when asked: on the 14 real matrices, H200, `auto` with METIS for every DD
+/// was 1.89x / 1.22x cuSPARSE setup excluded / included against 2.23x /
+/// 1.53x with slabs_or_regions, whose partitions cost less: rhd3t 0.131 ->
+/// 0.046 s, gnutella 0.35 -> 0.023 s; perf_tests/RESULTS.md).
 enum class Partitioner { automatic, geometric, metis, contiguous, slabs, regions };
 
 template <>

@@ -35,12 +35,13 @@ struct ElementPlan {
 };
 
 /// elmr-value's rows (warps) a team on GPUs: `requested` (1 to 32), else
-/// one when a mean level fits the warps resident at one-warp teams, else the
-/// backend's rows_per_team (8 on GPUs: 256 threads). One-warp teams cap a multiprocessor at 32 warps (the
-/// block limit), half its warps: rows handed out beyond the level being
-/// solved only poll x through L2 and slow the loads of the front (1.5x
-/// faster on grids and FEM matrices whose levels fit, 0.7x on
-/// lap3d7:128^3 with 5,490 rows a level: RESULTS.md, issue 17).
+/// one when a mean level fits the warps resident at one-warp teams, else
+/// the backend's rows_per_team (8 on GPUs: 256 threads). One-warp teams cap
+/// a multiprocessor at 32 warps (the block limit), half its warps: rows
+/// handed out beyond the level being solved only poll x through L2 and slow
+/// the loads of the front (1.5x faster on grids and FEM matrices whose
+/// levels fit, 0.7x on lap3d7:128^3 with 5,490 rows a level: RESULTS.md,
+/// issue 17).
 template <class Exec>
 int element_team_rows(const Exec& space, int requested, double rows_per_level) {
   if (requested != 0) {
