@@ -75,6 +75,30 @@ TYPED_TEST(IluPreconditioners, KokkosKernelsSolvesOnOurFactorsMatchOurApplicatio
   EXPECT_LT(test::relative_error(test::host_vector(theirs), expected), 1e-11);
 }
 
+/// Tridiagonal, plus a last row and column that couple every row: the last
+/// row is longer than a staged row may be.
+HostCsr arrow_matrix(ordinal_t n) {
+  std::vector<ordinal_t> rows, cols;
+  std::vector<double> vals;
+  auto add = [&](ordinal_t i, ordinal_t j, double v) { rows.push_back(i), cols.push_back(j), vals.push_back(v); };
+  for (ordinal_t i = 0; i < n; ++i) {
+    add(i, i, i + 1 < n ? 4.0 : 2.0 * n);
+    if (i > 0 && i + 1 < n) add(i, i - 1, -1.0 - 0.001 * i);
+    if (i + 2 < n) add(i, i + 1, -1.0);
+    if (i + 1 < n) add(i, n - 1, 0.5), add(n - 1, i, -0.25 - 1e-4 * i);
+  }
+  return csr_from_triplets(n, n, rows, cols, vals);
+}
+
+TYPED_TEST(IluPreconditioners, StagedAndLongRowUpdatesMatchTheReference) {
+  const HostCsr grid = gallery::convection_diffusion3d(9, 8, 7);
+  EXPECT_TRUE((GlobalIlu0<double, TypeParam>(grid).staged_rows()));
+  expect_global_ilu0_matches_reference<TypeParam>(grid, "convdiff3d, staged");
+  const HostCsr arrow = arrow_matrix(ordinal_t(ilu::detail::staged_row_max) + 100);
+  EXPECT_FALSE((GlobalIlu0<double, TypeParam>(arrow).staged_rows()));
+  expect_global_ilu0_matches_reference<TypeParam>(arrow, "arrow, a row too long to stage");
+}
+
 TYPED_TEST(IluPreconditioners, GlobalIlu0NamesTheZeroPivotRow) {
   HostCsr A = gallery::laplace2d_5pt(10, 10);
   for (offset_t q = A.row_map(42); q < A.row_map(43); ++q) A.values(q) = 0;

@@ -19,6 +19,7 @@
 #include "trellis/core/view_arena.hpp"
 #include "trellis/ilu/block_factors.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
+#include "trellis/ilu/detail/staged_row.hpp"
 #include "trellis/ilu/pivot_options.hpp"
 
 namespace trellis::ilu {
@@ -27,18 +28,10 @@ struct FactorizationOutcome {
   ordinal_t tiny_row = -1;        // first block row with a tiny pivot, or -1
   ordinal_t non_finite_row = -1;  // first block row with a NaN/Inf pivot, or -1
   ordinal_t boosted = 0;          // pivots replaced by the boost
+  bool staged_rows = false;       // rows updated from scratch (factor_row_staged)
 };
 
 namespace detail {
-
-/// Pivot outcome of one factored row into the shared status (first tiny row,
-/// first non-finite row, boosted count).
-template <class Status>
-KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
-  if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
-  if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
-  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
-}
 
 /// Vector lanes per row of the row update on this backend: host backends 1;
 /// GPUs the power of two at or above the mean blocks per row (the row's
@@ -124,6 +117,43 @@ KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const
   });
 }
 
+/// How a factorization runs its row updates: staged (factor_row_staged,
+/// `bytes` of thread scratch for rows up to `extent`) or, where a row is
+/// longer than staged_row_max or `threads` rows' scratch exceeds the
+/// backend's team scratch, factor_row (bytes 0).
+struct StagedPlan {
+  RowExtent extent;
+  size_t bytes = 0;
+  bool staged() const { return bytes > 0; }
+};
+
+template <int B, class Scalar, class Device>
+StagedPlan staged_plan(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
+                       int threads) {
+  using exec = typename Device::execution_space;
+  using range = Kokkos::RangePolicy<exec>;
+  const auto lm = f.L_map, um = f.U_map;
+  StagedPlan plan;
+  Kokkos::parallel_reduce(
+      "trellis::ilu::row_blocks", range(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
+        const offset_t blocks = lm(i + 1) - lm(i) + 1 + um(i + 1) - um(i);
+        if (blocks > most) most = blocks;
+      },
+      Kokkos::Max<offset_t>(plan.extent.blocks));
+  Kokkos::parallel_reduce(
+      "trellis::ilu::row_steps", range(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
+        if (lm(i + 1) - lm(i) > most) most = lm(i + 1) - lm(i);
+      },
+      Kokkos::Max<offset_t>(plan.extent.steps));
+  const size_t bytes = StagedRow<Scalar, exec>::bytes(B * B, plan.extent);
+  if (plan.extent.blocks <= staged_row_max &&
+      bytes * size_t(threads) <= size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0)))
+    plan.bytes = bytes;
+  return plan;
+}
+
 /// Sets the status to "no failure, nothing boosted" for n rows.
 template <class Device>
 void reset_pivot_status(const typename Device::execution_space& space, Kokkos::View<ordinal_t*, Device> status,
@@ -185,7 +215,7 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 
 /// Factors in place, as factor_subdomains in dd/ but without subdomains (the
 /// global ILU0): one launch per level of the lower triangle, one row per
-/// team thread and its vector lanes. On entry L_val / U_val hold A's strict lower / upper blocks and
+/// team thread and its vector lanes, staged in scratch where it fits. On entry L_val / U_val hold A's strict lower / upper blocks and
 /// diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U,
 /// inv_diag D^{-1} and LD_val L D (unless a pivot failed: see the outcome). level_rows /
 /// level_ptr_host as in LevelSets; status from make_pivot_status.
@@ -202,17 +232,27 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
   const double tol = pivots.tolerance, boost = pivots.boost;
   const int lanes = detail::row_lanes<exec>(offset_t(f.L_col.extent(0) + f.U_col.extent(0)) + f.num_rows, f.num_rows);
   const int rows_per_team = trellis::detail::is_host_space<exec>() ? 1 : std::max(1, 128 / lanes);
+  const detail::StagedPlan plan = detail::staged_plan<B>(space, f, rows_per_team);
+  const detail::RowExtent extent = plan.extent;
+  const bool staged = plan.staged();
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l) {
     const offset_t begin = level_ptr_host(l), end = level_ptr_host(l + 1);
     const int teams = int((end - begin + rows_per_team - 1) / rows_per_team);
+    policy levels(space, teams, rows_per_team, lanes);
+    if (staged) levels.set_scratch_size(0, Kokkos::PerThread(plan.bytes));
     Kokkos::parallel_for(
-        "trellis::ilu::factor_level", policy(space, teams, rows_per_team, lanes),
-        KOKKOS_LAMBDA(const typename policy::member_type& m) {
+        "trellis::ilu::factor_level", levels, KOKKOS_LAMBDA(const typename policy::member_type& m) {
           const offset_t p = begin + offset_t(m.league_rank()) * m.team_size() + m.team_rank();
-          if (p < end) detail::factor_row<B>(m, lanes, fc, diag, level_rows(p), tol, boost, status);
+          if (p >= end) return;
+          if (staged)
+            detail::factor_row_staged<B>(m, lanes, fc, diag, level_rows(p), tol, boost, status,
+                                         detail::StagedRow<Scalar, exec>(m, B * B, extent));
+          else
+            detail::factor_row<B>(m, lanes, fc, diag, level_rows(p), tol, boost, status);
         });
   }
-  const FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
+  FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
+  out.staged_rows = staged;
   if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
   return out;
 }

@@ -139,6 +139,9 @@ class GlobalIlu0 {
   double analysis_seconds() const { return analysis_seconds_; }
   double factorization_seconds() const { return factorization_seconds_; }
   ordinal_t boosted_pivots() const { return boosted_; }
+  /// Whether the last factorization updated its rows from scratch (rows of
+  /// at most ilu::detail::staged_row_max entries) or from global memory.
+  bool staged_rows() const { return staged_rows_; }
 
  private:
   void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
@@ -164,6 +167,7 @@ class GlobalIlu0 {
   std::string failed_numeric_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
   ordinal_t boosted_ = 0;
+  bool staged_rows_ = false;
 };
 
 // ---- definitions (compiled once per backend for double: see core/eti.hpp) ----
@@ -217,6 +221,7 @@ void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& spac
       Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_);
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
+  staged_rows_ = out.staged_rows;
 }
 
 template <class Scalar, class Device>

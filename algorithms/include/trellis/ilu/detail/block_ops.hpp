@@ -3,6 +3,8 @@
 // compile-time block size, 1 for CSR). Blocks are row-major.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/types.hpp"
+
 namespace trellis::ilu::detail {
 
 /// acc -= M x
@@ -48,6 +50,15 @@ KOKKOS_INLINE_FUNCTION void block_matmul_sub(const Scalar* P, const Scalar* Q, S
 }
 
 enum PivotStatus : int { pivot_ok = 0, pivot_boosted = 1, pivot_tiny = 2, pivot_not_finite = 3 };
+
+/// Pivot outcome of one factored row into the shared status (first tiny row,
+/// first non-finite row, boosted count).
+template <class Status>
+KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
+  if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
+  if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
+  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
+}
 
 /// inv = A^{-1} by Gauss-Jordan elimination with partial pivoting inside the
 /// block. A pivot with |p| <= tiny is replaced by copysign(boost, p) when
