@@ -147,7 +147,8 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       if (lane == 0)
         for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
 #pragma unroll
-      for (int d = 0; d + 1 < ahead; ++d) ring_t[d] = ring_t[d + 1], ring_j[d] = ring_j[d + 1], ring_u[d] = ring_u[d + 1];
+      for (int d = 0; d + 1 < ahead; ++d)
+        ring_t[d] = ring_t[d + 1], ring_j[d] = ring_j[d + 1], ring_u[d] = ring_u[d + 1];
       fetch(q + ahead, ring_t[ahead - 1], ring_j[ahead - 1], ring_u[ahead - 1]);
       sync_lanes();  // step q's updates before step q + 1 reads its L_ik
     }
