@@ -79,7 +79,8 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
                                               double tol, double boost, const Status& status, const Stage& s) {
   using Scalar = typename Diag::non_const_value_type;
   constexpr int BB = B * B;
-  constexpr int ahead = 4;  // steps of row k's U in flight per lane
+  constexpr int ahead = 4;     // steps of row k's U in flight per lane
+  constexpr int per_lane = 2;  // entries of row k's U per lane and step held ahead
   const offset_t l0 = f.L_map(i), nl = f.L_map(i + 1) - l0;
   const offset_t u0 = f.U_map(i), nu = f.U_map(i + 1) - u0;
   const offset_t len = nl + 1 + nu;
@@ -114,18 +115,21 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
   const int W = staged_lanes(V);
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, W), [&](int lane) {
     sync_lanes();  // the staged row, seen by every lane
-    // This lane's entry of row k's U for the next `ahead` steps: index, column
-    // (-1: none), value (B = 1; larger blocks are read when used).
-    offset_t ring_t[ahead];
-    ordinal_t ring_j[ahead];
-    Scalar ring_u[ahead];
-    auto fetch = [&](offset_t q, offset_t& t, ordinal_t& j, Scalar& u) {
-      t = q < nl ? s.kbeg(q) + lane : 0;
-      j = q < nl && t < s.kend(q) ? f.U_col(t) : -1;
-      u = B == 1 && j >= 0 ? f.U_val(t) : Scalar(0);
+    // This lane's entries of row k's U for the next `ahead` steps (entries
+    // lane + e W, e < per_lane): column (-1: none) and value (B = 1; larger
+    // blocks are read when used).
+    ordinal_t ring_j[ahead][per_lane];
+    Scalar ring_u[ahead][per_lane];
+    auto fetch = [&](offset_t q, ordinal_t* j, Scalar* u) {
+#pragma unroll
+      for (int e = 0; e < per_lane; ++e) {
+        const offset_t t = q < nl ? s.kbeg(q) + lane + e * W : 0;
+        j[e] = q < nl && t < s.kend(q) ? f.U_col(t) : -1;
+        u[e] = B == 1 && j[e] >= 0 ? f.U_val(t) : Scalar(0);
+      }
     };
 #pragma unroll
-    for (int d = 0; d < ahead; ++d) fetch(d, ring_t[d], ring_j[d], ring_u[d]);
+    for (int d = 0; d < ahead; ++d) fetch(d, ring_j[d], ring_u[d]);
 
     for (offset_t q = 0; q < nl; ++q) {
       Scalar l[BB];
@@ -142,14 +146,19 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
         }
         if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
       };
-      if (ring_j[0] >= 0) update(ring_j[0], ring_t[0], ring_u[0]);
-      for (offset_t t = ring_t[0] + W; t < s.kend(q); t += W) update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
+      const offset_t k0 = s.kbeg(q) + lane;
+#pragma unroll
+      for (int e = 0; e < per_lane; ++e)
+        if (ring_j[0][e] >= 0) update(ring_j[0][e], k0 + e * W, ring_u[0][e]);
+      for (offset_t t = k0 + per_lane * W; t < s.kend(q); t += W)
+        update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
       if (lane == 0)
         for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
 #pragma unroll
       for (int d = 0; d + 1 < ahead; ++d)
-        ring_t[d] = ring_t[d + 1], ring_j[d] = ring_j[d + 1], ring_u[d] = ring_u[d + 1];
-      fetch(q + ahead, ring_t[ahead - 1], ring_j[ahead - 1], ring_u[ahead - 1]);
+#pragma unroll
+        for (int e = 0; e < per_lane; ++e) ring_j[d][e] = ring_j[d + 1][e], ring_u[d][e] = ring_u[d + 1][e];
+      fetch(q + ahead, ring_j[ahead - 1], ring_u[ahead - 1]);
       sync_lanes();  // step q's updates before step q + 1 reads its L_ik
     }
     if (lane == 0) {
