@@ -79,8 +79,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
                                               double tol, double boost, const Status& status, const Stage& s) {
   using Scalar = typename Diag::non_const_value_type;
   constexpr int BB = B * B;
-  constexpr int ahead = 4;     // steps of row k's U in flight per lane
-  constexpr int per_lane = 2;  // entries of row k's U per lane and step held ahead
+  constexpr int ahead = 4;  // steps of row k's U in flight per lane
   const offset_t l0 = f.L_map(i), nl = f.L_map(i + 1) - l0;
   const offset_t u0 = f.U_map(i), nu = f.U_map(i + 1) - u0;
   const offset_t len = nl + 1 + nu;
@@ -115,51 +114,48 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
   const int W = staged_lanes(V);
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, W), [&](int lane) {
     sync_lanes();  // the staged row, seen by every lane
-    // This lane's entries of row k's U for the next `ahead` steps (entries
-    // lane + e W, e < per_lane): column (-1: none) and value (B = 1; larger
-    // blocks are read when used).
-    ordinal_t ring_j[ahead][per_lane];
-    Scalar ring_u[ahead][per_lane];
-    auto fetch = [&](offset_t q, ordinal_t* j, Scalar* u) {
-#pragma unroll
-      for (int e = 0; e < per_lane; ++e) {
-        const offset_t t = q < nl ? s.kbeg(q) + lane + e * W : 0;
-        j[e] = q < nl && t < s.kend(q) ? f.U_col(t) : -1;
-        u[e] = B == 1 && j[e] >= 0 ? f.U_val(t) : Scalar(0);
-      }
+    // This lane's entry of row k's U for the next `ahead` steps: column
+    // (-1: none) and value (B = 1; larger blocks are read when used). The
+    // step loop is unrolled by `ahead` so that step q reads slot q % ahead
+    // and refills it for step q + ahead: no register moves, which would wait
+    // on loads still in flight.
+    ordinal_t ring_j[ahead];
+    Scalar ring_u[ahead];
+    auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
+      const offset_t t = q < nl ? s.kbeg(q) + lane : 0;
+      j = q < nl && t < s.kend(q) ? f.U_col(t) : -1;
+      u = B == 1 && j >= 0 ? f.U_val(t) : Scalar(0);
     };
 #pragma unroll
     for (int d = 0; d < ahead; ++d) fetch(d, ring_j[d], ring_u[d]);
 
-    for (offset_t q = 0; q < nl; ++q) {
-      Scalar l[BB];
-      block_matmul<B>(&s.val(q * BB), &s.kinv(q * BB), l);
-      // A_ij -= L_ik U_kj where row i holds column j (after position q).
-      auto update = [&](ordinal_t j, offset_t t, Scalar u) {
-        offset_t lo = q + 1, hi = len;
-        while (lo < hi) {
-          const offset_t mid = (lo + hi) / 2;
-          if (s.col(mid) < j)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
-      };
-      const offset_t k0 = s.kbeg(q) + lane;
+    for (offset_t q0 = 0; q0 < nl; q0 += ahead) {
 #pragma unroll
-      for (int e = 0; e < per_lane; ++e)
-        if (ring_j[0][e] >= 0) update(ring_j[0][e], k0 + e * W, ring_u[0][e]);
-      for (offset_t t = k0 + per_lane * W; t < s.kend(q); t += W)
-        update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
-      if (lane == 0)
-        for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
-#pragma unroll
-      for (int d = 0; d + 1 < ahead; ++d)
-#pragma unroll
-        for (int e = 0; e < per_lane; ++e) ring_j[d][e] = ring_j[d + 1][e], ring_u[d][e] = ring_u[d + 1][e];
-      fetch(q + ahead, ring_j[ahead - 1], ring_u[ahead - 1]);
-      sync_lanes();  // step q's updates before step q + 1 reads its L_ik
+      for (int d = 0; d < ahead; ++d) {
+        const offset_t q = q0 + d;
+        if (q >= nl) break;  // the same for every lane of the row
+        Scalar l[BB];
+        block_matmul<B>(&s.val(q * BB), &s.kinv(q * BB), l);
+        // A_ij -= L_ik U_kj where row i holds column j (after position q).
+        auto update = [&](ordinal_t j, offset_t t, Scalar u) {
+          offset_t lo = q + 1, hi = len;
+          while (lo < hi) {
+            const offset_t mid = (lo + hi) / 2;
+            if (s.col(mid) < j)
+              lo = mid + 1;
+            else
+              hi = mid;
+          }
+          if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
+        };
+        const offset_t t0 = s.kbeg(q) + lane;
+        if (ring_j[d] >= 0) update(ring_j[d], t0, ring_u[d]);
+        for (offset_t t = t0 + W; t < s.kend(q); t += W) update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
+        if (lane == 0)
+          for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
+        fetch(q + ahead, ring_j[d], ring_u[d]);
+        sync_lanes();  // step q's updates before step q + 1 reads its L_ik
+      }
     }
     if (lane == 0) {
       const int st = block_invert<B>(&s.val(nl * BB), &f.inv_diag(i * BB), Scalar(tol * scale), Scalar(boost * scale));
