@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 
 #include "trellis/config.hpp"
@@ -91,7 +93,7 @@ Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {
 namespace {
 
 /// The pattern of A + A^T without the diagonal, as adjacency lists (an entry
-/// present in both triangles appears twice: the searches do not mind). With
+/// present in both triangles once, unless its two classes differ). With
 /// weights (one per stored entry of A), each adjacency entry's coupling
 /// class against the largest weight of its row: c for a weight in
 /// [2^-(c+1), 2^-c) of it, the last class for all weaker ones.
@@ -100,7 +102,10 @@ struct Adjacency {
   std::vector<offset_t> ptr;
   std::vector<ordinal_t> adj;
   std::vector<unsigned char> strength;  // empty without weights
-  offset_t degree(ordinal_t i) const { return ptr[i + 1] - ptr[i]; }
+  std::vector<offset_t> links;          // per row: off-diagonal entries of its row and column in A
+  /// What the root choice compares: entries of row i and column i, a
+  /// neighbour stored both ways counted twice, as before the merge.
+  offset_t degree(ordinal_t i) const { return links[i]; }
 };
 
 Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights = {}) {
@@ -121,9 +126,14 @@ Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights = {})
   if (weighted) g.strength.resize(g.ptr[n]);
   auto strength = [&](double w, ordinal_t row) -> unsigned char {
     const double r = row_max[row] > 0 ? w / row_max[row] : 1.0;
-    int c = 0;
-    for (double t = 0.5; c + 1 < Adjacency::classes && r < t; t *= 0.5) ++c;
-    return static_cast<unsigned char>(c);
+    if (!(r < 0.5)) return 0;                     // also NaN
+    if (!(r > 0)) return Adjacency::classes - 1;  // zero or negative
+    // r in [2^e, 2^(e+1)) is class -e - 1, e read from the bits (no loop of
+    // compares: this runs twice per entry); subnormals read e = -1023.
+    std::uint64_t bits;
+    std::memcpy(&bits, &r, sizeof bits);
+    const int e = int((bits >> 52) & 0x7ff) - 1023;
+    return static_cast<unsigned char>(std::min(Adjacency::classes - 1, -e - 1));
   };
   std::vector<offset_t> next(g.ptr.begin(), g.ptr.end() - 1);
   for (ordinal_t i = 0; i < n; ++i)
@@ -133,6 +143,31 @@ Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights = {})
       if (weighted) g.strength[next[i]] = strength(weights[q], i), g.strength[next[j]] = strength(weights[q], j);
       g.adj[next[i]++] = j, g.adj[next[j]++] = i;
     }
+  // A pattern stored both ways lists each neighbour twice. The second
+  // listing goes unless its class differs, so that the regions meet the same
+  // candidates in the same order and a search visits the same rows, over
+  // about half the entries. The slot each neighbour took in this row says
+  // whether it is listed already (slot >= the row's first position).
+  g.links.resize(size_t(n));
+  std::vector<offset_t> slot(size_t(n), -1);
+  offset_t kept = 0;
+  for (ordinal_t i = 0; i < n; ++i) {
+    const offset_t begin = g.ptr[i], end = g.ptr[i + 1], first = kept;
+    g.links[i] = end - begin;
+    g.ptr[i] = first;
+    for (offset_t q = begin; q < end; ++q) {
+      const ordinal_t j = g.adj[q];
+      const offset_t s = slot[j];
+      if (s >= first && (!weighted || g.strength[s] == g.strength[q])) continue;
+      slot[j] = kept;
+      g.adj[kept] = j;
+      if (weighted) g.strength[kept] = g.strength[q];
+      ++kept;
+    }
+  }
+  g.ptr[n] = kept;
+  g.adj.resize(kept);
+  if (weighted) g.strength.resize(kept);
   return g;
 }
 
