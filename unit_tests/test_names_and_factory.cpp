@@ -352,6 +352,10 @@ TEST(PreconditionerChoice, EmptyOrRectangularMatricesAreNamedErrors) {
   const HostCsr wide = csr_from_triplets(2, 3, {0, 1}, {0, 2}, {1.0, 1.0});
   EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(wide, {}); }),
              "auto: matrix is 2x3, not square");
+  // The level counts read sorted rows: a row out of order is named, not miscounted.
+  HostCsr unsorted = banded(5, true);
+  std::swap(unsorted.entries(unsorted.row_map(2)), unsorted.entries(unsorted.row_map(2) + 2));
+  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(unsorted, {}); }), "auto");
 }
 
 TEST(PreconditionerChoice, RealMatricesGetTheirLevelsAndWhatTheRuleSays) {

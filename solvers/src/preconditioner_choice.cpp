@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "trellis/core/csr_check.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/level_sets.hpp"
 
@@ -14,6 +15,7 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const Preconditione
     throw StructureError("auto: matrix is " + std::to_string(A.num_rows) + "x" + std::to_string(A.num_cols) +
                          ", not square");
   if (A.num_rows < 1) throw StructureError("auto: empty matrix");
+  check_canonical(A, "auto");  // the level counts read sorted rows
   PreconditionerChoice out;
   if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
     out.kind = PreconditionerKind::dd;

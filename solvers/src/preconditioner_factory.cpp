@@ -83,7 +83,10 @@ struct PreconditionerFactory {
                                    const PreconditionerOptions& o) {
     const Spec read = read_spec(spec);
     if (read.kind == PreconditionerKind::automatic) {
-      const PreconditionerChoice choice = choose_preconditioner(A, o);
+      const PreconditionerChoice choice = [&] {
+        const TrustedInput trusted;  // make_preconditioner checked A
+        return choose_preconditioner(A, o);
+      }();
       BuiltPreconditioner out = build(to_string(choice.kind), A, blocks, o);
       out.auto_reason = choice.reason;
       out.setup_report = choice.reason + (out.setup_report.empty() ? "" : "\n" + out.setup_report);

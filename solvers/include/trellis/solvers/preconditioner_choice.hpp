@@ -38,7 +38,8 @@ struct PreconditionerChoice {
 };
 
 /// The choice for A (point CSR, canonical) under these options; a matrix
-/// that is empty or not square is a StructureError naming auto.
+/// that is empty, not square or not canonical (unsorted or repeated columns
+/// in a row) is a StructureError naming auto.
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule = {});
 
