@@ -139,8 +139,9 @@ class GlobalIlu0 {
   double analysis_seconds() const { return analysis_seconds_; }
   double factorization_seconds() const { return factorization_seconds_; }
   ordinal_t boosted_pivots() const { return boosted_; }
-  /// Whether the last factorization updated its rows from scratch (rows of
-  /// at most ilu::detail::staged_row_max entries) or from global memory.
+  /// Whether the last factorization updated its rows from scratch (every
+  /// row at most ilu::detail::staged_row_max entries, and a team's rows
+  /// within the backend's team scratch) or from global memory.
   bool staged_rows() const { return staged_rows_; }
 
  private:
