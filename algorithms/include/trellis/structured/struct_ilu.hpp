@@ -28,27 +28,14 @@
 #include <vector>
 
 #include "trellis/core/eti.hpp"
-#include "trellis/core/name_table.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/ilu/pivot_options.hpp"
 #include "trellis/structured/detail/struct_ilu_kernels.hpp"
 #include "trellis/structured/stencil_matrix.hpp"
+#include "trellis/structured/struct_ilu_kind.hpp"
 #include "trellis/structured/wavefront_layout.hpp"
 
 namespace trellis {
-
-enum class StructIluKind { ilu0, ilu1, ic0, ic1 };
-
-template <>
-struct NameTable<StructIluKind> {
-  static constexpr const char* what = "structilu variant";
-  static constexpr NameEntry<StructIluKind> entries[] = {
-      {StructIluKind::ilu0, "ilu0"},
-      {StructIluKind::ilu1, "ilu1"},
-      {StructIluKind::ic0, "ic0"},
-      {StructIluKind::ic1, "ic1"},
-  };
-};
 
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
