@@ -6,11 +6,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
-if ! command -v clang-format >/dev/null; then
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-format >&2
-fi
+command -v clang-format >/dev/null || bash "$repo/cmake/scripts/install_debian_packages.sh" clang-format
 mapfile -t files < <(git ls-files '*.hpp' '*.cpp')
 if [ "${1:-}" = --fix ]; then
   clang-format -i "${files[@]}"

@@ -5,8 +5,8 @@
 #
 #   check_fuzz.sh [SECONDS]      fuzz each target SECONDS (default 60)
 #
-# The build (TRELLIS_ENABLE_FUZZ: library and targets with coverage, ASan and
-# UBSan) links the host Kokkos of cmake/deps/setup_deps.sh (built by g++; clang
+# The build (TRELLIS_ENABLE_FUZZ: the library's input side and the targets,
+# with coverage, ASan and UBSan) links the host Kokkos of cmake/deps/setup_deps.sh (built by g++; clang
 # code links it, its OpenMP calls served by clang's libomp). First each corpus
 # in unit_tests/fuzz/corpus/ is replayed (ctest -L fuzz), then each target is
 # fuzzed from it. A crash, a sanitizer report, an uncaught exception other than
@@ -27,16 +27,7 @@ rss_mb="${TRELLIS_FUZZ_RSS_MB:-2048}"
 start=$SECONDS
 
 # clang, its libFuzzer/sanitizer runtimes, and libomp for clang's -fopenmp.
-packages=(clang libclang-rt-dev libomp-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
+bash "$repo/cmake/scripts/install_debian_packages.sh" clang libclang-rt-dev libomp-dev
 
 prefix="$(bash "$repo/cmake/deps/setup_deps.sh" host | awk '$1 == "host" {print $2}')"
 mkdir -p "$build"

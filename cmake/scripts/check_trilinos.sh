@@ -24,7 +24,6 @@ matrices="$(realpath -m "${TRELLIS_MATRICES:-$repo/../shared/matrices}")"
 start=$SECONDS
 
 log() { echo "[trellis-trilinos] $*" >&2; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian splits Trilinos's CMake configs over the -dev packages: Belos's and
 # Ifpack2's include those of AztecOO, Xpetra, Thyra, Amesos2, ShyLU, Zoltan2
@@ -37,16 +36,7 @@ packages=(build-essential cmake openmpi-bin libopenmpi-dev libmetis-dev zlib1g-d
           libtrilinos-triutils-dev libtrilinos-amesos2-dev libtrilinos-shylu-dev
           libtrilinos-zoltan-dev libtrilinos-zoltan2-dev libtrilinos-trilinosss-dev
           libptscotch-dev libscotch-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing Debian packages: ${missing[*]}"
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${missing[@]}" >&2
-fi
+bash "$repo/cmake/scripts/install_debian_packages.sh" "${packages[@]}"
 log "packages ready ($((SECONDS - start)) s)"
 
 # Trilinos's own Kokkos and Kokkos Kernels (the versions Trellis uses).
