@@ -43,7 +43,9 @@ log "packages ready ($((SECONDS - start)) s)"
 kokkos_dir="$(dirname "$(dpkg -L libtrilinos-kokkos-dev | grep '/cmake/Kokkos/KokkosConfig.cmake$')")"
 kernels_dir="$(dirname "$(dpkg -L libtrilinos-kokkos-kernels-dev | grep '/cmake/KokkosKernels/KokkosKernelsConfig.cmake$')")"
 mkdir -p "$build"
-cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+# -O0: the check is of the integration (configure, link, run on 1 and 2
+# ranks), and it builds in about half the time of -O3 (122 s against 232).
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
   -DKokkos_DIR="$kokkos_dir" -DKokkosKernels_DIR="$kernels_dir" -DTRELLIS_ENABLE_TRILINOS=ON \
   -DTRELLIS_ENABLE_TESTS=OFF -DTRELLIS_ENABLE_PERF_TESTS=OFF -DTRELLIS_ENABLE_APPS=OFF \
   -DTRELLIS_TRILINOS_MATRIX="$matrices/BentPipe2D100.mtx" >"$build/trellis-configure.log" 2>&1 \
