@@ -45,18 +45,7 @@ for b in "${backends[@]}"; do
   [ "$b" = hip ] && apt_packages+=(hipcc libamdhip64-dev)
 done
 
-install_packages() {
-  local missing=()
-  for p in "${apt_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-      || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing Debian packages: ${missing[*]}"
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${missing[@]}" >&2
-}
+install_packages() { bash "$repo/cmake/scripts/install_debian_packages.sh" "${apt_packages[@]}"; }
 
 # --- 2. Sources: Kokkos + Kokkos Kernels out of trilinos 13.2.0 ----------------
 # Bump src_layout when the extraction or pruning changes.

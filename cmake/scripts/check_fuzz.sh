@@ -6,8 +6,9 @@
 #   check_fuzz.sh [SECONDS]      fuzz each target SECONDS (default 60)
 #
 # The build (TRELLIS_ENABLE_FUZZ: the library's input side and the targets,
-# with coverage, ASan and UBSan) links the host Kokkos of cmake/deps/setup_deps.sh (built by g++; clang
-# code links it, its OpenMP calls served by clang's libomp). First each corpus
+# with coverage, ASan and UBSan) links the host Kokkos of
+# cmake/deps/setup_deps.sh (built by g++; clang code links it, its OpenMP
+# calls served by clang's libomp). First each corpus
 # in unit_tests/fuzz/corpus/ is replayed (ctest -L fuzz), then each target is
 # fuzzed from it. A crash, a sanitizer report, an uncaught exception other than
 # InputError, an input slower than TRELLIS_FUZZ_TIMEOUT seconds (default 10) or

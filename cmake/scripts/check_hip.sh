@@ -4,7 +4,7 @@
 # and unit tests against it (the benchmarks run the library's kernels: the
 # host and CUDA builds compile them). Running needs an AMD GPU. Trellis is
 # compiled at -O0: every kernel still goes through gfx908 code generation, in
-# about 0.6x the time of -O3 (a run on an AMD GPU wants the Release build).
+# about 0.4x the time of -O3 (a run on an AMD GPU wants the Release build).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${TRELLIS_HIP_BUILD_DIR:-$repo/build/hip}"

@@ -4,7 +4,10 @@
 
 namespace trellis {
 
-namespace detail {
+namespace {
+
+/// What follows the ':' of a spec, by preconditioner.
+enum class VariantKind { none, trsv_algorithm, dd_apply, structilu_kind };
 
 VariantKind variant_kind(PreconditionerKind k) {
   switch (k) {
@@ -16,6 +19,10 @@ VariantKind variant_kind(PreconditionerKind k) {
     default: return VariantKind::none;
   }
 }
+
+}  // namespace
+
+namespace detail {
 
 PreconditionerSpec read_preconditioner_spec(const std::string& spec) {
   const size_t colon = spec.find(':');
@@ -57,30 +64,28 @@ std::string canonical_preconditioner(const std::string& spec) {
 }
 
 std::vector<std::string> preconditioner_names() {
-  using detail::VariantKind;
   std::vector<std::string> out;
   for (PreconditionerKind k : values<PreconditionerKind>()) {
     const std::string name = to_string(k);
     out.push_back(name);
-    if (detail::variant_kind(k) == VariantKind::trsv_algorithm)
+    if (variant_kind(k) == VariantKind::trsv_algorithm)
       for (TrsvAlgorithm a : values<TrsvAlgorithm>()) out.push_back(name + ":" + to_string(a));
-    if (detail::variant_kind(k) == VariantKind::dd_apply)
+    if (variant_kind(k) == VariantKind::dd_apply)
       for (DdApply v : values<DdApply>()) out.push_back(name + ":" + to_string(v));
-    if (detail::variant_kind(k) == VariantKind::structilu_kind)
+    if (variant_kind(k) == VariantKind::structilu_kind)
       for (StructIluKind v : values<StructIluKind>()) out.push_back(name + ":" + to_string(v));
   }
   return out;
 }
 
 std::string preconditioner_usage(int indent) {
-  using detail::VariantKind;
   std::string kinds;
   for (PreconditionerKind k : values<PreconditionerKind>()) {
     if (!kinds.empty()) kinds += ", ";
     kinds += to_string(k);
-    if (detail::variant_kind(k) == VariantKind::trsv_algorithm) kinds += "[:TRSV]";
-    if (detail::variant_kind(k) == VariantKind::dd_apply) kinds += "[:DD-APPLY]";
-    if (detail::variant_kind(k) == VariantKind::structilu_kind) kinds += "[:KIND]";
+    if (variant_kind(k) == VariantKind::trsv_algorithm) kinds += "[:TRSV]";
+    if (variant_kind(k) == VariantKind::dd_apply) kinds += "[:DD-APPLY]";
+    if (variant_kind(k) == VariantKind::structilu_kind) kinds += "[:KIND]";
   }
   const std::string pad(indent, ' ');
   return pad + kinds + "\n" + pad + "TRSV      " + names<TrsvAlgorithm>() + " (default auto)\n" + pad + "DD-APPLY  " +

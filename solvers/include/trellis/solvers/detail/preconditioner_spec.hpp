@@ -12,11 +12,6 @@
 
 namespace trellis::detail {
 
-/// What follows the ':' of a spec, by preconditioner.
-enum class VariantKind { none, trsv_algorithm, dd_apply, structilu_kind };
-
-VariantKind variant_kind(PreconditionerKind k);
-
 /// A spec read: the preconditioner and its variant, if it names one.
 struct PreconditionerSpec {
   PreconditionerKind kind = PreconditionerKind::none;
