@@ -61,7 +61,7 @@ template <class Scalar, class Device>
 void gather_blocks(const typename Device::execution_space& space, Kokkos::View<const ordinal_t*, Device> from, int b,
                    Kokkos::View<const Scalar*, Device> x, Kokkos::View<Scalar*, Device> y) {
   Kokkos::parallel_for(
-      "trellis::dd::gather", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, from.extent(0) * b),
+      "trellis::dd::gather", trellis::RangePolicy<typename Device::execution_space>(space, 0, from.extent(0) * b),
       KOKKOS_LAMBDA(size_t t) { y(t) = x(size_t(from(t / b)) * b + t % b); });
 }
 
@@ -80,7 +80,7 @@ ordinal_t first_row_not_in_pattern(const typename Device::execution_space& space
   const ordinal_t n = R.num_block_rows;
   ordinal_t first_bad = n;
   Kokkos::parallel_reduce(
-      "trellis::dd::numeric_pattern", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::dd::numeric_pattern", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t r, ordinal_t & bad) {
         const ordinal_t i = n2o(r);
         const offset_t begin = a_map(i), end = a_map(i + 1);
@@ -192,7 +192,7 @@ class DomainDecompositionIlu {
   /// Block rows whose vector part (b * sizeof(Scalar) bytes each) fits in the
   /// team scratch this backend offers.
   static ordinal_t rows_that_fit(int b) {
-    return ordinal_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0) / (size_t(b) * sizeof(Scalar)));
+    return ordinal_t(trellis::TeamPolicy<exec>::scratch_size_max(0) / (size_t(b) * sizeof(Scalar)));
   }
 
   const DdReport& report() const { return report_; }
@@ -328,6 +328,7 @@ class DomainDecompositionIlu {
   Kokkos::View<offset_t*, Device> value_source_;
   vector_type diag_;
   Kokkos::View<ordinal_t*, Device> pivot_status_;
+  ilu::detail::RowExtent row_extent_;  // of the factors' pattern, read at setup
   DeviceCopy<Scalar, Device> staging_;
   std::string failed_numeric_;  // the PivotError of the last numeric(), if it failed
 };
@@ -482,7 +483,7 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
   const int b = A.block_size;
   trellis::detail::check_block_size(b, "domain-decomposition ILU0");
   report_.rows_that_fit = rows_that_fit(b);
-  report_.scratch_bytes_max = size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0));
+  report_.scratch_bytes_max = size_t(trellis::TeamPolicy<exec>::scratch_size_max(0));
   // A missing diagonal block fails the factorization anyway: say so before
   // the partition (METIS on a large matrix takes minutes). One pass on A.
   if (A.num_block_rows == A.num_block_cols) {
@@ -532,6 +533,7 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
 
   t0 = now();
   pivot_status_ = ilu::detail::make_pivot_status<Device>(space, f.num_rows, arena, ViewArena<Device>::kept);
+  row_extent_ = ilu::detail::row_extent(space, static_cast<const ilu::BlockFactors<Scalar, Device>&>(f));
   const size_t bb = size_t(b) * b;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, f.L_col.extent(0), f.U_col.extent(0));
   arena.template reserve<Scalar>(ViewArena<Device>::kept, f.L_col.extent(0) * bb, f.U_col.extent(0) * bb);
@@ -559,7 +561,7 @@ void DomainDecompositionIlu<Scalar, Device>::factor_split_values(const execution
   const int b = f.block_size;
   ilu::FactorizationOutcome out;
   dd::detail::dispatch_block_size(b, [&](auto B) {
-    out = dd::factor_subdomains<decltype(B)::value>(space, f, diag_, options_.pivots, pivot_status_);
+    out = dd::factor_subdomains<decltype(B)::value>(space, f, row_extent_, diag_, options_.pivots, pivot_status_);
   });
   ilu::throw_if_pivot_failed(out, layout_.new_to_old, const_vector_type(diag_), reordered_, options_.pivots);
   report_.boosted_pivots = out.boosted;

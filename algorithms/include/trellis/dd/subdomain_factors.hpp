@@ -7,6 +7,7 @@
 // and keeps L_val and U_val (the factorization's copies) for numeric().
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/dd/subdomain_schedule.hpp"
 #include "trellis/ilu/block_factors.hpp"
 
@@ -36,7 +37,7 @@ void fill_level_ordered_blocks(const typename Device::execution_space& space, co
   auto out_col = t.col;
   auto out_val = t.val;
   Kokkos::parallel_for(
-      "trellis::dd::level_ordered_blocks", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::dd::level_ordered_blocks", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(offset_t e) {
         const offset_t k = pos(e);
         out_col(e) = col(k);

@@ -16,13 +16,15 @@ namespace trellis::dd {
 /// Factors in place: on entry L_val / U_val hold A's strict lower / upper
 /// blocks and diag its diagonal blocks, f.lower is analyzed; on exit L_val
 /// holds L, U_val holds U' = D^{-1} U, inv_diag holds D^{-1} and LD_val L D
-/// (unless a pivot failed: see the outcome). status: from make_pivot_status.
+/// (unless a pivot failed: see the outcome). status: from make_pivot_status,
+/// extent: f's, from ilu::detail::row_extent.
 template <int B, class Scalar, class Device>
 ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_space& space,
-                                            SubdomainFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                                            ilu::PivotOptions pivots, Kokkos::View<ordinal_t*, Device> status) {
+                                            SubdomainFactors<Scalar, Device>& f, ilu::detail::RowExtent extent,
+                                            Kokkos::View<Scalar*, Device> diag, ilu::PivotOptions pivots,
+                                            Kokkos::View<ordinal_t*, Device> status) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   const bool host = trellis::detail::is_host_space<exec>();
   ilu::detail::reset_pivot_status(space, status, f.num_rows);
   const SubdomainFactors<Scalar, Device> fc = f;
@@ -31,8 +33,7 @@ ilu::FactorizationOutcome factor_subdomains(const typename Device::execution_spa
   const int lanes =
       ilu::detail::row_lanes<exec>(offset_t(f.L_col.extent(0) + f.U_col.extent(0)) + f.num_rows, f.num_rows);
   const int threads = host ? 1 : std::max(1, 256 / lanes);
-  const ilu::detail::StagedPlan plan = ilu::detail::staged_plan<B>(space, f, threads);
-  const ilu::detail::RowExtent extent = plan.extent;
+  const ilu::detail::StagedPlan plan = ilu::detail::staged_plan<B, Scalar, exec>(extent, threads);
   const bool staged = plan.staged();
   policy subdomains(space, f.num_subdomains(), threads, lanes);
   if (staged) subdomains.set_scratch_size(0, Kokkos::PerThread(plan.bytes));

@@ -133,7 +133,7 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
     const std::array<Kokkos::View<const ordinal_t*, Device>, 2>& col, Kokkos::View<const ordinal_t*, Device> sub_start,
     ordinal_t max_rows, ViewArena<Device>& arena) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using member = typename policy::member_type;
   using scratch_view = Kokkos::View<int*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const ordinal_t n = ordinal_t(map[0].extent(0)) - 1;

@@ -219,7 +219,7 @@ void run_dag(const typename Device::execution_space& space, const SubdomainFacto
              const DagPlan& plan, Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out,
              SubdomainRange range = {}) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const size_t scratch = plan.scratch_vector ? scratch_view::shmem_size(size_t(f.max_subdomain_rows) * B) : 0;
   const SubdomainFactors<Scalar, Device> F = f;
@@ -280,7 +280,7 @@ void run_spin_loop(const typename Device::execution_space& space, const Subdomai
                    Kokkos::View<int*, Device> flags, int epoch, Kokkos::View<const Scalar*, Device> r,
                    Kokkos::View<Scalar*, Device> y) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using scratch_view = Kokkos::View<Scalar*, typename exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const bool host = trellis::detail::is_host_space<exec>();
   const int lanes = host ? 1 : 32, threads = host ? 1 : 8;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/view_arena.hpp"
@@ -35,7 +36,7 @@ void split_values(const typename Device::execution_space& space, const BsrMatrix
   Kokkos::View<const Scalar*, Device> values = R.values;
   const BlockFactors<Scalar, Device> fc = f;
   Kokkos::parallel_for(
-      "trellis::ilu::split_values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, R.num_block_rows),
+      "trellis::ilu::split_values", trellis::RangePolicy<typename Device::execution_space>(space, 0, R.num_block_rows),
       KOKKOS_LAMBDA(ordinal_t i) {
         offset_t pl = fc.L_map(i), pu = fc.U_map(i);
         const offset_t l_end = fc.L_map(i + 1), u_end = fc.U_map(i + 1);
@@ -69,8 +70,8 @@ SplitBlocks<Scalar, Device> split_blocks(
     const std::vector<ordinal_t>& new_to_old, ViewArena<Device>& arena,
     typename ViewArena<Device>::Lifetime values_life = ViewArena<Device>::temporary) {
   using exec = typename Device::execution_space;
-  using range = Kokkos::RangePolicy<exec>;
-  using team_policy = Kokkos::TeamPolicy<exec>;
+  using range = trellis::RangePolicy<exec>;
+  using team_policy = trellis::TeamPolicy<exec>;
   const ordinal_t n = R.num_block_rows;
   const ordinal_t num_parts = ordinal_t(part_start.extent(0)) - 1;
   f.block_size = R.block_size;

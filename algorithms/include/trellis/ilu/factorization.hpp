@@ -117,6 +117,30 @@ KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const
   });
 }
 
+/// The longest row of f (blocks) and its longest L part (steps): a
+/// property of the pattern, read once at setup (two reductions, each a host
+/// round trip) and reused by every refactorization.
+template <class Scalar, class Device>
+RowExtent row_extent(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f) {
+  using range = trellis::RangePolicy<typename Device::execution_space>;
+  const auto lm = f.L_map, um = f.U_map;
+  RowExtent extent;
+  Kokkos::parallel_reduce(
+      "trellis::ilu::row_blocks", range(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
+        const offset_t blocks = lm(i + 1) - lm(i) + 1 + um(i + 1) - um(i);
+        if (blocks > most) most = blocks;
+      },
+      Kokkos::Max<offset_t>(extent.blocks));
+  Kokkos::parallel_reduce(
+      "trellis::ilu::row_steps", range(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
+        if (lm(i + 1) - lm(i) > most) most = lm(i + 1) - lm(i);
+      },
+      Kokkos::Max<offset_t>(extent.steps));
+  return extent;
+}
+
 /// How a factorization runs its row updates: staged (factor_row_staged,
 /// `bytes` of thread scratch for rows up to `extent`) or, where a row is
 /// longer than staged_row_max or `threads` rows' scratch exceeds the
@@ -127,42 +151,28 @@ struct StagedPlan {
   bool staged() const { return bytes > 0; }
 };
 
-template <int B, class Scalar, class Device>
-StagedPlan staged_plan(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
-                       int threads) {
-  using exec = typename Device::execution_space;
-  using range = Kokkos::RangePolicy<exec>;
-  const auto lm = f.L_map, um = f.U_map;
+template <int B, class Scalar, class Exec>
+StagedPlan staged_plan(RowExtent extent, int threads) {
   StagedPlan plan;
-  Kokkos::parallel_reduce(
-      "trellis::ilu::row_blocks", range(space, 0, f.num_rows),
-      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
-        const offset_t blocks = lm(i + 1) - lm(i) + 1 + um(i + 1) - um(i);
-        if (blocks > most) most = blocks;
-      },
-      Kokkos::Max<offset_t>(plan.extent.blocks));
-  Kokkos::parallel_reduce(
-      "trellis::ilu::row_steps", range(space, 0, f.num_rows),
-      KOKKOS_LAMBDA(ordinal_t i, offset_t & most) {
-        if (lm(i + 1) - lm(i) > most) most = lm(i + 1) - lm(i);
-      },
-      Kokkos::Max<offset_t>(plan.extent.steps));
-  const size_t bytes = StagedRow<Scalar, exec>::bytes(B * B, plan.extent);
-  if (plan.extent.blocks <= staged_row_max &&
-      bytes * size_t(threads) <= size_t(Kokkos::TeamPolicy<exec>::scratch_size_max(0)))
+  plan.extent = extent;
+  const size_t bytes = StagedRow<Scalar, Exec>::bytes(B * B, extent);
+  if (extent.blocks <= staged_row_max &&
+      bytes * size_t(threads) <= size_t(trellis::TeamPolicy<Exec>::scratch_size_max(0)))
     plan.bytes = bytes;
   return plan;
 }
 
-/// Sets the status to "no failure, nothing boosted" for n rows.
+/// Sets the status to "no failure, nothing boosted" for n rows: a kernel,
+/// queued on space, where a copy from the host would need a fence.
 template <class Device>
 void reset_pivot_status(const typename Device::execution_space& space, Kokkos::View<ordinal_t*, Device> status,
                         ordinal_t n) {
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
-  h(0) = h(1) = n;
-  h(2) = 0;
-  Kokkos::deep_copy(space, status, h);
-  space.fence();  // h is a temporary
+  Kokkos::parallel_for(
+      "trellis::ilu::reset_pivot_status", trellis::RangePolicy<typename Device::execution_space>(space, 0, 1),
+      KOKKOS_LAMBDA(int) {
+        status(0) = status(1) = n;
+        status(2) = 0;
+      });
 }
 
 /// (first tiny row, first non-finite row, boosted count), from `arena`.
@@ -193,7 +203,7 @@ FactorizationOutcome read_pivot_status(const typename Device::execution_space& s
 template <int B, class Scalar, class Device>
 void ildu_postprocess(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
                       Kokkos::View<Scalar*, Device> diag) {
-  using range = Kokkos::RangePolicy<typename Device::execution_space>;
+  using range = trellis::RangePolicy<typename Device::execution_space>;
   constexpr int BB = B * B;
   const BlockFactors<Scalar, Device> fc = f;
   Kokkos::parallel_for(
@@ -218,22 +228,21 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 /// team thread and its vector lanes, staged in scratch where it fits. On entry L_val / U_val hold A's strict lower /
 /// upper blocks and diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U, inv_diag D^{-1} and LD_val L
 /// D (unless a pivot failed: see the outcome). level_rows / level_ptr_host as in LevelSets; status from
-/// make_pivot_status.
+/// make_pivot_status, extent from row_extent.
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
-                                      Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
+                                      detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
                                       Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
                                       Kokkos::View<ordinal_t*, Device> status) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   detail::reset_pivot_status(space, status, f.num_rows);
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   const int lanes = detail::row_lanes<exec>(offset_t(f.L_col.extent(0) + f.U_col.extent(0)) + f.num_rows, f.num_rows);
   const int rows_per_team = trellis::detail::is_host_space<exec>() ? 1 : std::max(1, 128 / lanes);
-  const detail::StagedPlan plan = detail::staged_plan<B>(space, f, rows_per_team);
-  const detail::RowExtent extent = plan.extent;
+  const detail::StagedPlan plan = detail::staged_plan<B, Scalar, exec>(extent, rows_per_team);
   const bool staged = plan.staged();
   for (size_t l = 0; l + 1 < level_ptr_host.extent(0); ++l) {
     const offset_t begin = level_ptr_host(l), end = level_ptr_host(l + 1);

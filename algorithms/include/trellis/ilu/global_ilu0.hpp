@@ -48,7 +48,7 @@ CsrMatrix<Scalar, Device> with_diagonal(const typename Device::execution_space& 
   Kokkos::View<ordinal_t*, Device> out_col("trellis::ilu0::col", col.extent(0) + n);
   Kokkos::View<Scalar*, Device> out_val("trellis::ilu0::val", col.extent(0) + n);
   Kokkos::parallel_for(
-      "trellis::ilu0::with_diagonal", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::ilu0::with_diagonal", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i) {
         const Scalar d = upper ? Scalar(1) / inv(i) : Scalar(1);
         offset_t p = map(i) + i;
@@ -70,7 +70,7 @@ ordinal_t first_row_with_other_pattern(const typename Device::execution_space& s
   const ordinal_t n = P.num_block_rows;
   ordinal_t first = n;
   Kokkos::parallel_reduce(
-      "trellis::ilu0::numeric_pattern", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::ilu0::numeric_pattern", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & bad) {
         bool same = a_map(i) == p_map(i) && a_map(i + 1) == p_map(i + 1);
         for (offset_t q = p_map(i); same && q < p_map(i + 1); ++q) same = a_ent(q) == p_ent(q);
@@ -164,6 +164,7 @@ class GlobalIlu0 {
   vector_type diag_;
   LevelSets<Device> levels_;
   Kokkos::View<ordinal_t*, Device> pivot_status_;
+  ilu::detail::RowExtent row_extent_;  // of the factors' pattern, read at setup
   DeviceCopy<Scalar, Device> staging_;
   std::string failed_numeric_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
@@ -204,6 +205,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   analysis_seconds_ = seconds_since(t0);
   pivot_status_ = ilu::detail::make_pivot_status<Device>(space, A.num_rows, arena, ViewArena<Device>::kept);
   factors_ = f;
+  row_extent_ = ilu::detail::row_extent(space, f);
   inv_diag_ = f.inv_diag;
   t0 = now();
   factor_split_values(space, pattern_);
@@ -218,7 +220,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
   const auto out = ilu::factor_by_levels<1>(
-      space, factors_, diag_, pivots_, Kokkos::View<const ordinal_t*, Device>(levels_.level_rows),
+      space, factors_, row_extent_, diag_, pivots_, Kokkos::View<const ordinal_t*, Device>(levels_.level_rows),
       Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_);
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
@@ -274,7 +276,7 @@ void GlobalIlu0<Scalar, Device>::lower_solve(const execution_space& space, const
   lower_->solve(space, r, y);
   auto inv = inv_diag_;
   Kokkos::parallel_for(
-      "trellis::ilu0::scale", Kokkos::RangePolicy<execution_space>(space, 0, y.extent(0)),
+      "trellis::ilu0::scale", trellis::RangePolicy<execution_space>(space, 0, y.extent(0)),
       KOKKOS_LAMBDA(size_t i) { y(i) *= inv(i); });
 }
 

@@ -59,7 +59,7 @@ KOKKOS_INLINE_FUNCTION void store_block_row(Scalar alpha, const BlockRowSum<Scal
 /// Kernels 3.4 its rank-1 path loses the beta == 0 case and keeps NaN as 0*NaN.)
 template <class Scalar, class Device>
 void scale_or_zero(const typename Device::execution_space& space, Scalar beta, Kokkos::View<Scalar*, Device> y) {
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   Kokkos::parallel_for(
       "trellis::bsr_spmv::scale", policy(space, 0, y.extent(0)),
       KOKKOS_LAMBDA(size_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
@@ -89,7 +89,7 @@ void bsr_spmv_fixed(const typename Device::execution_space& space, Scalar alpha,
                     Kokkos::View<const Scalar*, Device> x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                     const BsrSpmvShape& shape) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using member = typename policy::member_type;
   using Sum = BlockRowSum<Scalar, B>;
   // x is gathered by block column: the read-only (texture) path on CUDA.

@@ -178,7 +178,7 @@ void kronecker_spmv_chunk(const typename Device::execution_space& space, const K
                           int i0, const ColumnBlock<Scalar, Device>& x, Scalar beta, Kokkos::View<Scalar*, Device> y,
                           ordinal_t y_ld) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using member = typename policy::member_type;
   using Sum = SumArray<Scalar, B * C>;
   const Kokkos::View<const Scalar*, Device, Kokkos::MemoryTraits<Kokkos::RandomAccess>> xr = x.data;
@@ -299,7 +299,7 @@ void kronecker_spmv_rows(const typename Device::execution_space& space, const Kr
     q_start[r] = block_mask_entries(qm & before);
   }
   Kokkos::parallel_for(
-      "trellis::kronecker_spmv_rows", Kokkos::RangePolicy<exec>(space, 0, size_t(t.num_block_rows) * B),
+      "trellis::kronecker_spmv_rows", trellis::RangePolicy<exec>(space, 0, size_t(t.num_block_rows) * B),
       KOKKOS_LAMBDA(size_t idx) {
         (void)qv, (void)qc, (void)qm, (void)q_per, (void)q_start;  // nvcc rejects a first capture in `if constexpr`
         const ordinal_t i = ordinal_t(idx / B);

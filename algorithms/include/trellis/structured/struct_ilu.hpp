@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/ilu/pivot_options.hpp"
@@ -182,7 +183,7 @@ void load_stencil_values(const typename Device::execution_space& space, const Wa
   const auto shifts = F.shifts;
   const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2], fe = F.entries;
   Kokkos::parallel_for(
-      "trellis::structilu::load", Kokkos::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
+      "trellis::structilu::load", trellis::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
         const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
         const long pos = position(p);
         for (int e = 0; e < s; ++e) {
@@ -350,7 +351,7 @@ void StructIlu<Scalar, Device>::to_layout(const execution_space& space, const_ve
   const auto position = layout_.position;
   const int dof = dof_;
   Kokkos::parallel_for(
-      "trellis::structilu::to_layout", Kokkos::RangePolicy<execution_space>(space, 0, layout_.points()),
+      "trellis::structilu::to_layout", trellis::RangePolicy<execution_space>(space, 0, layout_.points()),
       KOKKOS_LAMBDA(long p) {
         for (int r = 0; r < dof; ++r) layout(long(position(p)) * dof + r) = natural(p * dof + r);
       });
@@ -362,7 +363,7 @@ void StructIlu<Scalar, Device>::from_layout(const execution_space& space, const_
   const auto position = layout_.position;
   const int dof = dof_;
   Kokkos::parallel_for(
-      "trellis::structilu::from_layout", Kokkos::RangePolicy<execution_space>(space, 0, layout_.points()),
+      "trellis::structilu::from_layout", trellis::RangePolicy<execution_space>(space, 0, layout_.points()),
       KOKKOS_LAMBDA(long p) {
         for (int r = 0; r < dof; ++r) natural(p * dof + r) = layout(long(position(p)) * dof + r);
       });

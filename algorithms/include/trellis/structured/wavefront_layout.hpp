@@ -140,7 +140,7 @@ void assign_tiles(const typename Device::execution_space& space, WavefrontLayout
   Kokkos::deep_copy(space, L.last_level, INT_MIN);
   const auto first_level = L.first_level, last_level = L.last_level;
   Kokkos::parallel_for(
-      "trellis::structilu::tile_levels", Kokkos::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
+      "trellis::structilu::tile_levels", trellis::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
         int hi, hj, lev;
         wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         const int tile_id = (hj / ts.y) * tiles_x + hi / ts.x;
@@ -197,7 +197,7 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
   Kokkos::View<int*, Device> first_hat(Kokkos::view_alloc(space, "trellis::structilu::layout_first"), cells);
   Kokkos::deep_copy(space, first_hat, INT_MAX);
   Kokkos::parallel_for(
-      "trellis::structilu::layout_count", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+      "trellis::structilu::layout_count", trellis::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
         int hi, hj, lev;
         wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         const long cell = long(lev) * H + hj;
@@ -208,7 +208,7 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
   L.base = Kokkos::View<long*, Device>(Kokkos::view_alloc(space, "trellis::structilu::layout_base"), cells);
   const auto base = L.base;
   Kokkos::parallel_scan(
-      "trellis::structilu::layout_base", Kokkos::RangePolicy<exec>(space, 0, cells),
+      "trellis::structilu::layout_base", trellis::RangePolicy<exec>(space, 0, cells),
       KOKKOS_LAMBDA(long c, long& before, bool final) {
         if (final) base(c) = before - (count(c) ? first_hat(c) : 0);
         before += count(c);
@@ -217,7 +217,7 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::layout_position"), n);
   const auto position = L.position;
   Kokkos::parallel_for(
-      "trellis::structilu::layout_position", Kokkos::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
+      "trellis::structilu::layout_position", trellis::RangePolicy<exec>(space, 0, n), KOKKOS_LAMBDA(long p) {
         int hi, hj, lev;
         wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         position(p) = ordinal_t(base(long(lev) * H + hj) + hi);
@@ -286,7 +286,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
                  long long start, const char* label, const Prefetch& prefetch, const Body& body, int lanes,
                  const FinishStep& finish, int phases) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::TeamPolicy<exec>;
+  using policy = trellis::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
   using State = decltype(prefetch(SweepPoint{}, 0));
   const bool on_host = trellis::detail::is_host_space<exec>();

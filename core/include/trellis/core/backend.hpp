@@ -7,6 +7,23 @@
 #include <algorithm>
 #include <type_traits>
 
+namespace trellis {
+
+/// The execution policies of Trellis's kernels: Kokkos's, with the
+/// light-weight launch hint. Kokkos 3.4 on CUDA passes a functor of 512
+/// bytes or more through constant memory, and each such launch first waits
+/// on the host until the previous one has finished (cudaEventSynchronize):
+/// a loop of launches, a level at a time, then pays a host round trip per
+/// launch. With the hint a functor under 4 KB goes as kernel arguments and
+/// a larger one through global memory, neither with a wait. Other backends
+/// ignore the hint.
+template <class Exec, class... Traits>
+using TeamPolicy = Kokkos::TeamPolicy<Exec, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t, Traits...>;
+template <class Exec, class... Traits>
+using RangePolicy = Kokkos::RangePolicy<Exec, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t, Traits...>;
+
+}  // namespace trellis
+
 namespace trellis::detail {
 
 template <class Exec>

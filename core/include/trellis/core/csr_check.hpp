@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
@@ -59,7 +60,7 @@ void check_canonical_pattern(ordinal_t num_rows, ordinal_t num_cols, const RowMa
   // The first bad row: i < n a row, n the end of row_map; none: the Min identity.
   ordinal_t first = 0;
   Kokkos::parallel_reduce(
-      "trellis::check_canonical", Kokkos::RangePolicy<exec>(0, n + 1),
+      "trellis::check_canonical", trellis::RangePolicy<exec>(0, n + 1),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & bad) {
         bool ok = rm(i) >= 0 && rm(i) <= nnz && (i > 0 || rm(0) == 0) && (i < n || rm(i) == nnz);
         if (ok && i < n) {
@@ -134,7 +135,7 @@ std::uint64_t pattern_fingerprint(const CsrMatrix<Scalar, Device>& A) {
   const std::int64_t n = A.num_rows, nnz = std::int64_t(ent.extent(0));
   std::uint64_t sum = 0;
   Kokkos::parallel_reduce(
-      "trellis::pattern_fingerprint", Kokkos::RangePolicy<exec>(0, (n + 1 > nnz ? n + 1 : nnz)),
+      "trellis::pattern_fingerprint", trellis::RangePolicy<exec>(0, (n + 1 > nnz ? n + 1 : nnz)),
       KOKKOS_LAMBDA(std::int64_t k, std::uint64_t & acc) {
         if (k <= n) acc += detail::mix64(std::uint64_t(k), std::uint64_t(rm(k)));
         if (k < nnz) acc += detail::mix64(std::uint64_t(k) + 0x100000000ULL, std::uint64_t(ent(k)));

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/triangle.hpp"
 
@@ -132,7 +133,7 @@ void sort_keys(View keys) {
 template <class Scalar, class Device>
 LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
   const ordinal_t n = A.num_rows;
   auto row_map = A.row_map;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/view_arena.hpp"
@@ -50,7 +51,7 @@ inline void explain_bad_permutation(const std::vector<ordinal_t>& new_to_old) {
 /// Both arrays come from `arena`.
 template <class Device = DefaultDevice>
 Permutation<Device> make_permutation(const std::vector<ordinal_t>& new_to_old, ViewArena<Device>& arena) {
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   const ordinal_t n = ordinal_t(new_to_old.size());
   Permutation<Device> p;
   arena.template reserve<ordinal_t>(ViewArena<Device>::kept, n, n);
@@ -98,7 +99,7 @@ GatheredPattern<Device> gather_pattern(
     RowMap row_map, Entries entries, const Permutation<Device>& p, bool map_columns, ViewArena<Device>& arena,
     typename ViewArena<Device>::Lifetime source_life = ViewArena<Device>::temporary) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   const ordinal_t n = p.size();
   if (row_map.extent(0) != size_t(n) + 1)
     throw StructureError("permute: permutation of size " + std::to_string(n) + " for a matrix with " +
@@ -141,7 +142,7 @@ template <class Scalar, class Device>
 void gather_values_into(const typename Device::execution_space& space, Kokkos::View<const offset_t*, Device> source,
                         Kokkos::View<const Scalar*, Device> in, Kokkos::View<Scalar*, Device> out, size_t w) {
   Kokkos::parallel_for(
-      "trellis::permute::values", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, out.extent(0)),
+      "trellis::permute::values", trellis::RangePolicy<typename Device::execution_space>(space, 0, out.extent(0)),
       KOKKOS_LAMBDA(size_t t) { out(t) = in(size_t(source(t / w)) * w + t % w); });
 }
 
@@ -206,7 +207,7 @@ void permute_vector(const Permutation<Device>& p, Kokkos::View<const Scalar*, De
                     Kokkos::View<Scalar*, Device> y) {
   auto n2o = p.new_to_old;
   Kokkos::parallel_for(
-      "trellis::permute_vector", Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
+      "trellis::permute_vector", trellis::RangePolicy<typename Device::execution_space>(0, p.size()),
       KOKKOS_LAMBDA(ordinal_t i) { y(i) = x(n2o(i)); });
 }
 
@@ -216,7 +217,7 @@ void unpermute_vector(const Permutation<Device>& p, Kokkos::View<const Scalar*, 
                       Kokkos::View<Scalar*, Device> y) {
   auto n2o = p.new_to_old;
   Kokkos::parallel_for(
-      "trellis::unpermute_vector", Kokkos::RangePolicy<typename Device::execution_space>(0, p.size()),
+      "trellis::unpermute_vector", trellis::RangePolicy<typename Device::execution_space>(0, p.size()),
       KOKKOS_LAMBDA(ordinal_t i) { y(n2o(i)) = x(i); });
 }
 

@@ -4,6 +4,7 @@
 // matrix's own device.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/name_table.hpp"
@@ -45,13 +46,13 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   const bool with_diag = diag == Diagonal::include;
   Kokkos::View<offset_t*, Device> out_map("trellis::triangle_row_map", size_t(n) + 1);
   Kokkos::parallel_for(
-      "trellis::extract_triangle::count", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_triangle::count", trellis::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         offset_t c = 0;
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k) c += keeps_entry(tri, with_diag, i, entries(k)) ? 1 : 0;
         out_map(i + 1) = c;
       });
   Kokkos::parallel_scan(
-      "trellis::extract_triangle::scan", Kokkos::RangePolicy<exec>(0, n + 1),
+      "trellis::extract_triangle::scan", trellis::RangePolicy<exec>(0, n + 1),
       KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
         sum += out_map(i);
         if (final) out_map(i) = sum;
@@ -63,7 +64,7 @@ CsrMatrix<Scalar, Device> extract_triangle(const CsrMatrix<Scalar, Device>& A, T
   typename CsrMatrix<Scalar, Device>::values_type out_val(
       Kokkos::ViewAllocateWithoutInitializing("trellis::triangle_values"), nnz);
   Kokkos::parallel_for(
-      "trellis::extract_triangle::fill", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_triangle::fill", trellis::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(ordinal_t i) {
         offset_t pos = out_map(i);
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
           if (keeps_entry(tri, with_diag, i, entries(k))) {
@@ -84,7 +85,7 @@ Kokkos::View<Scalar*, Device> extract_diagonal(const CsrMatrix<Scalar, Device>& 
   auto values = A.values;
   Kokkos::View<Scalar*, Device> d("trellis::diagonal", A.num_rows);
   Kokkos::parallel_for(
-      "trellis::extract_diagonal", Kokkos::RangePolicy<exec>(0, A.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
+      "trellis::extract_diagonal", trellis::RangePolicy<exec>(0, A.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
           if (entries(k) == i) d(i) = values(k);
       });
@@ -98,7 +99,7 @@ ordinal_t first_row_missing_diagonal(ordinal_t n, const RowMap& row_map, const E
   using exec = typename Entries::execution_space;
   ordinal_t first = n;  // the Min reducer starts from its identity, INT_MAX
   Kokkos::parallel_reduce(
-      "trellis::first_row_missing_diagonal", Kokkos::RangePolicy<exec>(0, n),
+      "trellis::first_row_missing_diagonal", trellis::RangePolicy<exec>(0, n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & m) {
         bool found = false;
         for (offset_t k = row_map(i); k < row_map(i + 1); ++k) found = found || entries(k) == i;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "trellis/config.hpp"
+#include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/distributed/agreement.hpp"
 #include "trellis/distributed/communicator.hpp"
@@ -161,7 +162,7 @@ class HaloExchange {
     const auto map = send_map_;
     const auto buf = send_;
     Kokkos::parallel_for(
-        "trellis::halo::pack", Kokkos::RangePolicy<execution_space>(space, 0, map.extent(0)),
+        "trellis::halo::pack", trellis::RangePolicy<execution_space>(space, 0, map.extent(0)),
         KOKKOS_LAMBDA(size_t t) { buf(t) = x(map(t)); });
     if (path_ == HaloPath::host_staged) Kokkos::deep_copy(space, send_staged_, send_);
     space.fence();
@@ -186,7 +187,7 @@ class HaloExchange {
     const auto buf = recv_;
     const auto ghosts = ghosts_;
     Kokkos::parallel_for(
-        "trellis::halo::unpack", Kokkos::RangePolicy<execution_space>(space, 0, map.extent(0)),
+        "trellis::halo::unpack", trellis::RangePolicy<execution_space>(space, 0, map.extent(0)),
         KOKKOS_LAMBDA(size_t t) { ghosts(map(t)) = buf(t); });
     if (path_ == HaloPath::peer_writes) {
       space.fence();  // the senders may write the receive buffer again once released
@@ -202,7 +203,7 @@ class HaloExchange {
     for (size_t k = 0; k < plan_.send_ranks.size(); ++k) {
       const size_t first = size_t(plan_.send_offsets[k]) * entry_, last = size_t(plan_.send_offsets[k + 1]) * entry_;
       if (first == last) continue;
-      Kokkos::parallel_for("trellis::halo::pack_to_peer", Kokkos::RangePolicy<execution_space>(space, first, last),
+      Kokkos::parallel_for("trellis::halo::pack_to_peer", trellis::RangePolicy<execution_space>(space, first, last),
                            detail::PackTo<Scalar, Device>{peers_.target(k), first, x, send_map_});
     }
     space.fence();  // the writes are complete before the receivers hear so

@@ -20,7 +20,7 @@ bool pattern_is_symmetric(const typename Device::execution_space& space, const C
   CsrMatrix<Scalar, Device> T;
   on_default_instance(space, [&] { T = transpose(A); });
   if (T.nnz() != A.nnz()) return false;
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   auto a_map = A.row_map, t_map = T.row_map;
   auto a_ent = A.entries, t_ent = T.entries;
   int mismatches = 0;

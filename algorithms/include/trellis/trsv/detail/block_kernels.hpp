@@ -35,7 +35,7 @@ void block_syncfree_solve(const typename Device::execution_space& space, const T
     throw InputError("block-syncfree: needs a float or double scalar type");
   } else {
     using exec = typename Device::execution_space;
-    using team_policy = Kokkos::TeamPolicy<exec>;
+    using team_policy = trellis::TeamPolicy<exec>;
     using member_type = typename team_policy::member_type;
     using Bits = typename Unpublished<Scalar>::bits_type;
     using scratch_space = typename exec::scratch_memory_space;

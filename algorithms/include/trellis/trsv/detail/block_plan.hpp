@@ -72,7 +72,7 @@ double inside_block_fraction(const typename Device::execution_space& space, cons
   const bool lower = f.triangle == Triangle::lower;
   offset_t inside = 0;
   Kokkos::parallel_reduce(
-      "trellis::trsv::inside_block_entries", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::trsv::inside_block_entries", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i, offset_t & count) {
         const ordinal_t block = (lower ? i : n - 1 - i) / R;
         for (offset_t k = rows.row_map(i); k < rows.row_map(i + 1); ++k)
@@ -148,7 +148,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
                                            const TriangularFactor<Scalar, Device>& f, const LevelSets<Device>& levels,
                                            int rows_per_block) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   using ordinals = Kokkos::View<ordinal_t*, Device>;
   const auto uninit = [&](const std::string& label) {
     return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
@@ -198,7 +198,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
       Kokkos::Max<int>(max_levels));
   p.max_levels = max_levels;
   const size_t scratch = BlockScratch<exec, Scalar>::bytes(R, max_levels, 0);
-  const size_t scratch_max = Kokkos::TeamPolicy<exec>::scratch_size_max(0);
+  const size_t scratch_max = trellis::TeamPolicy<exec>::scratch_size_max(0);
   if (scratch > scratch_max)
     throw InputError("block-syncfree: " + std::to_string(R) + " rows per block in up to " + std::to_string(max_levels) +
                      " levels need " + std::to_string(scratch) + " bytes of team scratch; this backend offers " +
@@ -277,7 +277,7 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
 template <class Scalar, class Device>
 void load_block_values(const typename Device::execution_space& space, BlockPlan<Scalar, Device>& p,
                        const TriangularFactor<Scalar, Device>& f) {
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   const auto values = p.values, inv_diag = p.inv_diag;
   const auto source = p.source;
   const auto slot_row = p.slot_row;

@@ -40,7 +40,7 @@ KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
 template <class Exec, class TicketView, class Body>
 void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, const char* label, int vector_width,
                      const Body& body, size_t scratch_bytes = 0, int team_rows = 0) {
-  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using team_policy = trellis::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   if (n == 0) return;
   const int team = team_rows > 0 && !is_host_space<Exec>() ? team_rows : rows_per_team<Exec>(vector_width);
@@ -63,7 +63,7 @@ void elmr_solve(const typename Device::execution_space& space, const TriangularF
                 ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                 Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   using exec = typename Device::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
   const int epoch = next_epoch(space, plan);
   const auto rows = factor.rows;
   const auto other = factor.other;
@@ -124,7 +124,7 @@ void elmc_solve(const typename Device::execution_space& space, const TriangularF
                 ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                 Kokkos::View<Scalar*, Device> x) {
   using exec = typename Device::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (x.data() != b.data()) Kokkos::deep_copy(space, x, b);
   const int epoch = next_epoch(space, plan);
   const auto columns = factor.columns;
@@ -159,7 +159,7 @@ void syncfree_naive_solve(const typename Device::execution_space& space, const T
                           ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                           Kokkos::View<Scalar*, Device> x) {
   using exec = typename Device::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (x.data() != b.data()) Kokkos::deep_copy(space, x, b);
   const int epoch = next_epoch(space, plan);
   const auto columns = factor.columns;

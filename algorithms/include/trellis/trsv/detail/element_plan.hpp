@@ -67,7 +67,7 @@ ElementPlan<Scalar, Device> build_element_plan(const typename Device::execution_
   auto row_map = f.rows.row_map;
   int max_deps = 0;
   Kokkos::parallel_reduce(
-      "trellis::trsv::deps", Kokkos::RangePolicy<exec>(space, 0, n),
+      "trellis::trsv::deps", trellis::RangePolicy<exec>(space, 0, n),
       KOKKOS_LAMBDA(ordinal_t i, int& m) {
         deps(i) = int(row_map(i + 1) - row_map(i));
         if (deps(i) > m) m = deps(i);

@@ -77,7 +77,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
                                                 const CsrMatrix<Scalar, Device>& T, Triangle tri, bool unit_diagonal,
                                                 bool need_csc, bool keep_other = false) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   using offsets = Kokkos::View<offset_t*, Device>;
   using ordinals = Kokkos::View<ordinal_t*, Device>;
   using scalars = Kokkos::View<Scalar*, Device>;
@@ -230,7 +230,7 @@ template <class Scalar, class Device>
 void load_factor_values(const typename Device::execution_space& space, TriangularFactor<Scalar, Device>& f,
                         const CsrMatrix<Scalar, Device>& T, Kokkos::View<const Scalar*, Device> diagonal) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   if (T.num_rows != f.n || T.nnz() < f.nnz_strict)
     throw StructureError("triangular solve: numeric() got a matrix with a different pattern");
   if (diagonal.data() && diagonal.extent(0) != size_t(f.n))

@@ -42,7 +42,7 @@ KOKKOS_INLINE_FUNCTION void levc_column(const Member& m, const Columns& columns,
 /// kernel per unchained level, one single-team kernel per chain.
 template <class Exec, class Device, class Body>
 void for_each_level(const Exec& space, const LevelSetPlan<Device>& plan, const char* label, const Body& body) {
-  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using team_policy = trellis::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   const auto level_rows = plan.levels.level_rows;  // Views only: captured by kernels
   const auto level_ptr = plan.levels.level_ptr;
@@ -78,7 +78,7 @@ template <class Scalar, class Device>
 void levelset_csr_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                         const LevelSetPlan<Device>& plan, Kokkos::View<const Scalar*, Device> b,
                         Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
-  using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
+  using member_type = typename trellis::TeamPolicy<typename Device::execution_space>::member_type;
   const auto rows = factor.rows;
   const auto other = factor.other;
   const auto inv_diag = factor.inv_diag;
@@ -92,7 +92,7 @@ template <class Scalar, class Device>
 void levelset_csc_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                         const LevelSetPlan<Device>& plan, Kokkos::View<const Scalar*, Device> b,
                         Kokkos::View<Scalar*, Device> x) {
-  using member_type = typename Kokkos::TeamPolicy<typename Device::execution_space>::member_type;
+  using member_type = typename trellis::TeamPolicy<typename Device::execution_space>::member_type;
   if (x.data() != b.data()) Kokkos::deep_copy(space, x, b);
   const auto columns = factor.columns;
   const auto inv_diag = factor.inv_diag;

@@ -198,7 +198,7 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
                          const TilePlan<Scalar, Device>& p, Kokkos::View<const Scalar*, Device> b,
                          Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   using exec = typename Device::execution_space;
-  using team_policy = Kokkos::TeamPolicy<exec>;
+  using team_policy = trellis::TeamPolicy<exec>;
   using member_type = typename team_policy::member_type;
   using scratch = tile_scratch<Scalar, Device>;
   const TileViews<Scalar, Device> tv(p);
@@ -274,7 +274,7 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
                          TilePlan<Scalar, Device>& p, Kokkos::View<const Scalar*, Device> b,
                          Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
   using exec = typename Device::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
   using scratch = tile_scratch<Scalar, Device>;
   const int epoch = advance_epoch(space, p.epoch, p.max_indeg, p.counters);
   const TileViews<Scalar, Device> tv(p);

@@ -213,7 +213,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
                                          const TriangularFactor<Scalar, Device>& f, const LevelSets<Device>& levels,
                                          const TileOptions& options) {
   using exec = typename Device::execution_space;
-  using policy = Kokkos::RangePolicy<exec>;
+  using policy = trellis::RangePolicy<exec>;
   using offsets = Kokkos::View<offset_t*, Device>;
   using ordinals = Kokkos::View<ordinal_t*, Device>;
   using bytes = Kokkos::View<unsigned char*, Device>;
@@ -485,7 +485,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
 template <class Scalar, class Device>
 void load_tile_values(const typename Device::execution_space& space, TilePlan<Scalar, Device>& p,
                       const TriangularFactor<Scalar, Device>& f) {
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   const auto values = p.values;
   const auto source = p.value_source;
   const auto from = f.rows.values;

@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 
@@ -87,7 +88,7 @@ void unpublish_x(const typename Device::execution_space& space, Kokkos::View<Sca
   }
   Bits* xb = reinterpret_cast<Bits*>(x.data());
   Kokkos::parallel_for(
-      "trellis::trsv::unpublish_x", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, n),
+      "trellis::trsv::unpublish_x", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
       KOKKOS_LAMBDA(size_t i) { xb[i] = Unpublished<Scalar>::bits; });
 }
 
@@ -109,7 +110,7 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     const auto other = factor.other;
     const auto inv_diag = factor.inv_diag;
     const auto order = plan.order;
-    using member_type = typename Kokkos::TeamPolicy<exec>::member_type;
+    using member_type = typename trellis::TeamPolicy<exec>::member_type;
     for_each_ticket(
         space, plan.ticket, n, "trellis::trsv::elmr_value", max_vector_width<exec>(),
         KOKKOS_LAMBDA(const member_type& m, int t) {

@@ -15,6 +15,7 @@
 // inner products go through sums_into (vector_ops.hpp, the reduction seam).
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/backend.hpp"
 #include "trellis/solvers/detail/vector_ops.hpp"
 
 namespace trellis::detail {
@@ -129,7 +130,7 @@ void direction_step(const typename Device::execution_space& space, const DeviceS
                     Kokkos::View<const Scalar*, Device> r, Kokkos::View<const Scalar*, Device> v,
                     Kokkos::View<Scalar*, Device> p) {
   Kokkos::parallel_for(
-      "trellis::bicgstab::direction", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, p.extent(0)),
+      "trellis::bicgstab::direction", trellis::RangePolicy<typename Device::execution_space>(space, 0, p.extent(0)),
       KOKKOS_LAMBDA(size_t i) {
         if (c.full_step_taken()) p(i) = r(i) + c.beta() * (p(i) - c.omega() * v(i));
       });

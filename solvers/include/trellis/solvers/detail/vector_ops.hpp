@@ -64,7 +64,7 @@ void sums_into(const ExecSpace& space, const char* label, size_t n, Scalar* dest
   using memory = typename ExecSpace::memory_space;
   Kokkos::View<SumArray<Scalar, N>, memory> result(reinterpret_cast<SumArray<Scalar, N>*>(dest));  // unmanaged
   Kokkos::parallel_reduce(
-      label, Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      label, trellis::RangePolicy<ExecSpace>(space, 0, n),
       KOKKOS_LAMBDA(size_t i, SumArray<Scalar, N> & acc) { body(i, acc.v); },
       Kokkos::Sum<SumArray<Scalar, N>, memory>(result));  // into a View: no fence
   global_sum<memory>(space, comm, dest, N);
@@ -74,7 +74,7 @@ void sums_into(const ExecSpace& space, const char* label, size_t n, Scalar* dest
 /// striding through them.
 template <class ExecSpace, class Value, class Body>
 struct TeamRowsReduce {
-  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using member = typename trellis::TeamPolicy<ExecSpace>::member_type;
   Body body;
   size_t n, per_team;
   KOKKOS_INLINE_FUNCTION void operator()(const member& t, Value& acc) const {
@@ -97,13 +97,13 @@ template <class ExecSpace, class Value, class Body, class Result>
 void reduce_rows(const ExecSpace& space, const char* label, size_t n, const Body& body, const Result& result) {
   using memory = typename ExecSpace::memory_space;
   if constexpr (is_host_space<ExecSpace>()) {
-    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecSpace>(space, 0, n), body,
+    Kokkos::parallel_reduce(label, trellis::RangePolicy<ExecSpace>(space, 0, n), body,
                             Kokkos::Sum<Value, memory>(result));
   } else {
     constexpr int team = 256;
     const int league = std::max(1, int(space.concurrency()) / team / 2);
     const size_t per_team = (n + size_t(league) - 1) / size_t(league);
-    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<ExecSpace>(space, league, team),
+    Kokkos::parallel_reduce(label, trellis::TeamPolicy<ExecSpace>(space, league, team),
                             TeamRowsReduce<ExecSpace, Value, Body>{body, n, per_team},
                             Kokkos::Sum<Value, memory>(result));
   }
@@ -132,7 +132,7 @@ typename X::non_const_value_type dot(const ExecSpace& space, const X& x, const Y
   check_same_length("trellis::dot", x, y);
   Scalar sum = 0;
   Kokkos::parallel_reduce(  // into a host scalar: Kokkos fences space
-      "trellis::dot", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      "trellis::dot", trellis::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
       KOKKOS_LAMBDA(size_t i, Scalar & acc) { acc += x(i) * y(i); }, sum);
   global_sum<Kokkos::HostSpace>(space, comm, &sum, 1);
   return sum;
@@ -144,7 +144,7 @@ double max_abs(const ExecSpace& space, const X& x,
                const distributed::Communicator& comm = distributed::Communicator()) {
   double m = 0;
   Kokkos::parallel_reduce(
-      "trellis::max_abs", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      "trellis::max_abs", trellis::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
       KOKKOS_LAMBDA(size_t i, double& acc) {
         const double a = Kokkos::Experimental::fabs(double(x(i)));
         if (a > acc) acc = a;
@@ -178,7 +178,7 @@ typename X::non_const_value_type norm2(const ExecSpace& space, const X& x,
   const double s1 = std::ldexp(1.0, -e / 2), s2 = std::ldexp(1.0, -e - (-e / 2));
   double scaled = 0;
   Kokkos::parallel_reduce(
-      "trellis::norm2_scaled", Kokkos::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
+      "trellis::norm2_scaled", trellis::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
       KOKKOS_LAMBDA(size_t i, double& acc) {
         const double v = double(x(i)) * s1 * s2;
         acc += v * v;
@@ -288,7 +288,7 @@ void mgs_columns(const ExecSpace& space, const Basis& V, int ncols, const W& w, 
   const size_t n = w.extent(0), groups = (n + 3) / 4;
   for (int j = 0; j <= ncols; ++j) {
     const Kokkos::View<Scalar, memory, Kokkos::MemoryUnmanaged> result(dest + j);
-    Kokkos::parallel_reduce("trellis::mgs_step", Kokkos::RangePolicy<ExecSpace>(space, 0, groups),
+    Kokkos::parallel_reduce("trellis::mgs_step", trellis::RangePolicy<ExecSpace>(space, 0, groups),
                             MgsStepGroups<Basis, W>{V, w, dest, j - 1, j < ncols ? j : -1, n, groups},
                             Kokkos::Sum<Scalar, memory>(result));  // into a View: no fence
     global_sum<memory>(space, comm, dest + j, 1);
@@ -365,7 +365,7 @@ void combine_columns(const ExecSpace& space, const Basis& V, int ncols, const ty
                      const W& w) {
   check_same_length("trellis::combine_columns", V, w);
   check_column_count("trellis::combine_columns", V, ncols, 0);
-  Kokkos::parallel_for("trellis::combine_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
+  Kokkos::parallel_for("trellis::combine_columns", trellis::RangePolicy<ExecSpace>(space, 0, w.extent(0)),
                        CombineColumns<Basis, W>{V, w, c, ncols});
 }
 
@@ -381,7 +381,7 @@ template <int A, int B, class ExecSpace, class Scalar, class X, class Y>
 void axpby_classed(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y) {
   if constexpr (A == 0 && B == 1) return;  // y = y
   Kokkos::parallel_for(
-      "trellis::axpby", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)), KOKKOS_LAMBDA(size_t i) {
+      "trellis::axpby", trellis::RangePolicy<ExecSpace>(space, 0, y.extent(0)), KOKKOS_LAMBDA(size_t i) {
         (void)a, (void)b, (void)x, (void)y;  // captured here: nvcc rejects a first capture in `if constexpr`
         if constexpr (A == 0) {
           if constexpr (B == 0)
@@ -451,7 +451,7 @@ void update(const ExecSpace& space, Scalar a, const X& x, Scalar b, const Y& y, 
   check_same_length("trellis::update", x, z);
   check_same_length("trellis::update", y, z);
   Kokkos::parallel_for(
-      "trellis::update", Kokkos::RangePolicy<ExecSpace>(space, 0, z.extent(0)),
+      "trellis::update", trellis::RangePolicy<ExecSpace>(space, 0, z.extent(0)),
       KOKKOS_LAMBDA(size_t i) { z(i) = c == Scalar(0) ? a * x(i) + b * y(i) : a * x(i) + b * y(i) + c * z(i); });
 }
 
@@ -462,7 +462,7 @@ template <class ExecSpace, class Scalar, class X, class Y>
 void scale(const ExecSpace& space, Scalar a, const X& x, const Y& y) {
   check_same_length("trellis::scale", x, y);
   Kokkos::parallel_for(
-      "trellis::scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
+      "trellis::scale", trellis::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
       KOKKOS_LAMBDA(size_t i) { y(i) = a * x(i); });
 }
 

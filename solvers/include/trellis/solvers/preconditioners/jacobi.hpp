@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include "trellis/core/backend.hpp"
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
 
@@ -17,7 +18,7 @@ namespace detail {
 /// constructors.)
 template <class Scalar, class Device>
 ordinal_t invert_diagonal(const CsrMatrix<Scalar, Device>& A, Kokkos::View<Scalar*, Device> inv) {
-  using policy = Kokkos::RangePolicy<typename Device::execution_space>;
+  using policy = trellis::RangePolicy<typename Device::execution_space>;
   auto map = A.row_map;
   auto ent = A.entries;
   auto val = A.values;
@@ -42,7 +43,7 @@ template <class Scalar, class Device>
 void scale_by(const typename Device::execution_space& space, Kokkos::View<const Scalar*, Device> inv,
               Kokkos::View<const Scalar*, Device> r, Kokkos::View<Scalar*, Device> z) {
   Kokkos::parallel_for(
-      "trellis::jacobi::apply", Kokkos::RangePolicy<typename Device::execution_space>(space, 0, r.extent(0)),
+      "trellis::jacobi::apply", trellis::RangePolicy<typename Device::execution_space>(space, 0, r.extent(0)),
       KOKKOS_LAMBDA(size_t i) { z(i) = inv(i) * r(i); });
 }
 }  // namespace detail
