@@ -121,10 +121,14 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
     // on loads still in flight.
     ordinal_t ring_j[ahead];
     Scalar ring_u[ahead];
+    // Both loads are issued on the same condition, never one on the other's
+    // result: a value load guarded by its column (j >= 0) waited for that
+    // column's load there and then, in the step that issued it.
     auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
       const offset_t t = q < nl ? s.kbeg(q) + lane : 0;
-      j = q < nl && t < s.kend(q) ? f.U_col(t) : -1;
-      u = B == 1 && j >= 0 ? f.U_val(t) : Scalar(0);
+      const bool held = q < nl && t < s.kend(q);
+      j = held ? f.U_col(t) : -1;
+      u = B == 1 && held ? f.U_val(t) : Scalar(0);
     };
 #pragma unroll
     for (int d = 0; d < ahead; ++d) fetch(d, ring_j[d], ring_u[d]);
