@@ -13,6 +13,7 @@
 #include "trellis/core/transpose.hpp"
 #include "trellis/core/triangle.hpp"
 #include "trellis/core/view_arena.hpp"
+#include "trellis/gallery/gallery.hpp"
 
 namespace trellis {
 namespace {
@@ -307,6 +308,27 @@ TYPED_TEST(StructureOnBackend, ChainHasOneRowPerLevel) {
   const auto upper = analyze_levels(to_device<TypeParam>(A), Triangle::upper);
   EXPECT_EQ(upper.num_levels, 1);  // no entries above the diagonal
   EXPECT_EQ(upper.max_parallelism(), n);
+}
+
+// The device pass waits row on row (core/tickets.hpp): far more rows than a
+// GPU holds at once, and a chain of dependent rows, must finish and match.
+TYPED_TEST(StructureOnBackend, LevelAnalysisNeverDeadlocks) {
+  const bool gpu = !detail::is_host_space<typename TypeParam::execution_space>();
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::pair<gallery::TriangularShape, ordinal_t> cases[] = {
+      {gallery::TriangularShape::long_chain, gpu ? 50000 : 20000},
+      {gallery::TriangularShape::sparse_rows, gpu ? 200000 : 30000},
+      {gallery::TriangularShape::dense_rows, gpu ? 50000 : 5000}};
+  for (const auto& [shape, n] : cases) {
+    SCOPED_TRACE("rows " + std::to_string(n));
+    const HostCsr L = gallery::random_lower_triangular(n, shape, seed);
+    const HostCsr U = transpose(L);
+    test::run_with_watchdog("analyze_levels", 120, [&] {
+      check_levels_against_reference<TypeParam>(L, Triangle::lower);
+      check_levels_against_reference<TypeParam>(U, Triangle::upper);
+    });
+  }
 }
 
 TYPED_TEST(StructureOnBackend, EmptyMatrixHasNoLevels) {

@@ -34,9 +34,9 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/tickets.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/structured/stencil.hpp"
-#include "trellis/trsv/detail/element_kernels.hpp"
 
 namespace trellis::structured {
 

@@ -8,7 +8,7 @@
 // so a full matrix A gives the levels of its L (or U) factor directly.
 //
 // Two implementations that must agree: a serial host reference and a device
-// analysis (Kahn's algorithm, one kernel per level over the current frontier).
+// analysis (one sync-free pass over the rows in solve order).
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Sorting.hpp>
 #include <Kokkos_Sort.hpp>
@@ -17,6 +17,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/tickets.hpp"
 #include "trellis/core/triangle.hpp"
 
 namespace trellis {
@@ -127,109 +128,103 @@ void sort_keys(View keys) {
 
 }  // namespace detail
 
-/// Device analysis: Kahn's algorithm. The frontier of level l is the list of
-/// rows whose last dependency was finished in level l-1; the frontiers are
-/// appended one after another, then sorted by (level, row) for determinism.
+/// Device analysis in one pass: level(i) = 1 + the largest level of row i's
+/// dependencies, computed by one vector group per row as soon as those are
+/// known. A row's level is its own ready flag (-1 until set), and rows are
+/// handed out by ticket in solve order, in which every dependency comes
+/// first: a row only waits on rows already taken by running groups
+/// (core/tickets.hpp). Kahn's algorithm, level by level, needed a launch and
+/// a host round trip per level; here the whole analysis has two, for the
+/// level count and the level pointers. Rows are then sorted by (level, row).
 template <class Scalar, class Device>
 LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
   using exec = typename Device::execution_space;
   using policy = trellis::RangePolicy<exec>;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
   const ordinal_t n = A.num_rows;
   auto row_map = A.row_map;
   auto entries = A.entries;
+  const bool lower = tri == Triangle::lower;
 
-  // Dependency counts, and the dependents of each row (the transposed pattern).
-  Kokkos::View<ordinal_t*, Device> pending("trellis::pending", n);
-  Kokkos::View<offset_t*, Device> dep_ptr("trellis::dependents_ptr", size_t(n) + 1);
-  Kokkos::parallel_for(
-      "trellis::levels::count", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
-        ordinal_t c = 0;
-        for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
-          const ordinal_t j = entries(k);
-          if (in_strict_triangle(tri, i, j)) {
-            ++c;
-            Kokkos::atomic_increment(&dep_ptr(j + 1));
-          }
-        }
-        pending(i) = c;
-      });
-  Kokkos::parallel_scan(
-      "trellis::levels::scan", policy(0, n + 1), KOKKOS_LAMBDA(ordinal_t i, offset_t & sum, bool final) {
-        sum += dep_ptr(i);
-        if (final) dep_ptr(i) = sum;
-      });
-  offset_t num_edges = 0;
-  Kokkos::deep_copy(num_edges, Kokkos::subview(dep_ptr, n));
-  Kokkos::View<ordinal_t*, Device> dependents(Kokkos::ViewAllocateWithoutInitializing("trellis::dependents"),
-                                              num_edges);
-  {
-    Kokkos::View<offset_t*, Device> cursor(Kokkos::ViewAllocateWithoutInitializing("trellis::cursor"), n);
-    Kokkos::deep_copy(cursor, Kokkos::subview(dep_ptr, std::make_pair(0, n)));
-    Kokkos::parallel_for(
-        "trellis::levels::fill", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) {
-          for (offset_t k = row_map(i); k < row_map(i + 1); ++k) {
-            const ordinal_t j = entries(k);
-            if (in_strict_triangle(tri, i, j)) dependents(Kokkos::atomic_fetch_add(&cursor(j), offset_t(1))) = i;
-          }
-        });
-  }
-
-  // Level 0: rows with no dependencies, compacted in row order.
-  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("trellis::order"), n);
-  Kokkos::View<ordinal_t*, Device> row_level("trellis::row_level", n);
-  Kokkos::View<ordinal_t, Device> tail("trellis::tail");
-  Kokkos::parallel_scan(
-      "trellis::levels::roots", policy(0, n), KOKKOS_LAMBDA(ordinal_t i, ordinal_t & pos, bool final) {
-        if (pending(i) == 0) {
-          if (final) order(pos) = i;
-          ++pos;
-        }
-        if (final && i == n - 1) tail() = pos;
-      });
-  std::vector<offset_t> ptr{0};
-  ordinal_t end = 0;
-  if (n > 0) Kokkos::deep_copy(end, tail);
-  while (end > ptr.back()) {
-    const ordinal_t begin = ptr.back();
-    ptr.push_back(end);
-    const ordinal_t next_level = ordinal_t(ptr.size()) - 1;
-    Kokkos::parallel_for(
-        "trellis::levels::frontier", policy(begin, end), KOKKOS_LAMBDA(ordinal_t p) {
-          const ordinal_t r = order(p);
-          for (offset_t k = dep_ptr(r); k < dep_ptr(r + 1); ++k) {
-            const ordinal_t i = dependents(k);
-            if (Kokkos::atomic_fetch_add(&pending(i), -1) == 1) {
-              row_level(i) = next_level;
-              order(Kokkos::atomic_fetch_add(&tail(), 1)) = i;
+  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"), n);
+  Kokkos::deep_copy(row_level, ordinal_t(-1));
+  Kokkos::View<int, Device> ticket("trellis::levels::ticket");
+  detail::for_each_ticket(
+      exec(), ticket, n, "trellis::levels::rows", detail::max_vector_width<exec>(),
+      KOKKOS_LAMBDA(const member_type& m, int t) {
+        const ordinal_t i = lower ? t : n - 1 - t;
+        const offset_t k0 = row_map(i), k1 = row_map(i + 1);
+        // The lanes look at every dependency once; only if one is not yet
+        // known does lane 0 wait, for each in turn.
+        int pending = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, k0, k1),
+            [&](offset_t k, int& waiting) {
+              const ordinal_t j = entries(k);
+              waiting += in_strict_triangle(tri, i, j) && Kokkos::volatile_load(&row_level(j)) < 0;
+            },
+            pending);
+        if (pending)
+          Kokkos::single(Kokkos::PerThread(m), [&]() {
+            for (offset_t k = k0; k < k1; ++k) {
+              const ordinal_t j = entries(k);
+              if (in_strict_triangle(tri, i, j))
+                while (Kokkos::volatile_load(&row_level(j)) < 0) {
+                }
             }
-          }
-        });
-    Kokkos::deep_copy(end, tail);
-  }
-  if (ptr.back() != n) throw StructureError("analyze_levels: dependency cycle (matrix pattern is corrupt)");
+          });
+        ordinal_t deepest = -1;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, k0, k1),
+            [&](offset_t k, ordinal_t& most) {
+              const ordinal_t j = entries(k);
+              if (in_strict_triangle(tri, i, j)) {
+                const ordinal_t l = Kokkos::volatile_load(&row_level(j));
+                if (l > most) most = l;
+              }
+            },
+            Kokkos::Max<ordinal_t>(deepest));
+        if (deepest < -1) deepest = -1;  // no dependency: the reduction's identity
+        Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&row_level(i), deepest + 1); });
+      });
 
-  // Sort each frontier by row: keys (level, row) sorted globally.
+  ordinal_t num_levels = 0;
+  Kokkos::parallel_reduce(
+      "trellis::levels::count_levels", policy(0, n),
+      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & most) {
+        if (row_level(i) + 1 > most) most = row_level(i) + 1;
+      },
+      Kokkos::Max<ordinal_t>(num_levels));
+  if (n == 0) num_levels = 0;
+  Kokkos::View<offset_t*, Device> level_ptr("trellis::level_ptr", size_t(num_levels) + 1);
+  Kokkos::parallel_for(
+      "trellis::levels::level_sizes", policy(0, n),
+      KOKKOS_LAMBDA(ordinal_t i) { Kokkos::atomic_increment(&level_ptr(row_level(i) + 1)); });
+  Kokkos::parallel_scan(
+      "trellis::levels::level_ptr", policy(0, num_levels + 1), KOKKOS_LAMBDA(ordinal_t l, offset_t & sum, bool final) {
+        sum += level_ptr(l);
+        if (final) level_ptr(l) = sum;
+      });
+
+  // Rows by (level, row): keys sorted globally.
   Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("trellis::keys"), n);
   Kokkos::parallel_for(
-      "trellis::levels::keys", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) {
-        const ordinal_t i = order(p);
-        keys(p) = std::int64_t(row_level(i)) * n + i;
-      });
+      "trellis::levels::keys", policy(0, n),
+      KOKKOS_LAMBDA(ordinal_t i) { keys(i) = std::int64_t(row_level(i)) * n + i; });
   detail::sort_keys<Device>(keys);
+  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("trellis::order"), n);
   Kokkos::parallel_for(
       "trellis::levels::unkey", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) { order(p) = ordinal_t(keys(p) % n); });
 
   LevelSets<Device> s;
   s.triangle = tri;
   s.num_rows = n;
-  s.num_levels = ordinal_t(ptr.size()) - 1;
+  s.num_levels = num_levels;
   s.level_rows = order;
   s.row_level = row_level;
-  s.level_ptr_host = Kokkos::View<offset_t*, Kokkos::HostSpace>("trellis::level_ptr_host", ptr.size());
-  std::copy(ptr.begin(), ptr.end(), s.level_ptr_host.data());
-  s.level_ptr = Kokkos::View<offset_t*, Device>("trellis::level_ptr", ptr.size());
-  Kokkos::deep_copy(s.level_ptr, s.level_ptr_host);
+  s.level_ptr = level_ptr;
+  s.level_ptr_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), level_ptr);
   return s;
 }
 

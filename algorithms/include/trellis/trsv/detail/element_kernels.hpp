@@ -16,45 +16,11 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/tickets.hpp"
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 
 namespace trellis::detail {
-
-/// Hands out tickets 0, 1, 2, ... in the order teams start; the team that
-/// takes the last ticket of the launch resets the counter for the next solve.
-template <class TicketView>
-KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
-  const int t = Kokkos::atomic_fetch_add(&ticket(), 1);
-  if (t == total - 1) Kokkos::atomic_exchange(&ticket(), 0);
-  return t;
-}
-
-/// Launches body(member, position) on one vector group per position
-/// 0..n-1. Tickets are taken per team (one atomic per block, not per warp)
-/// and a team's vector groups take consecutive positions: a team only waits
-/// on positions before its own, held by teams that started earlier or by its
-/// own co-resident groups, never by a team that may not have started.
-/// scratch_bytes: level-0 team scratch for the body; team_rows: vector
-/// groups a team (0: the backend's rows_per_team).
-template <class Exec, class TicketView, class Body>
-void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, const char* label, int vector_width,
-                     const Body& body, size_t scratch_bytes = 0, int team_rows = 0) {
-  using team_policy = trellis::TeamPolicy<Exec>;
-  using member_type = typename team_policy::member_type;
-  if (n == 0) return;
-  const int team = team_rows > 0 && !is_host_space<Exec>() ? team_rows : rows_per_team<Exec>(vector_width);
-  const int league = (n + team - 1) / team;
-  Kokkos::parallel_for(
-      label, team_policy(space, league, team, vector_width).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
-      KOKKOS_LAMBDA(const member_type& m) {
-        int block = 0;
-        Kokkos::single(
-            Kokkos::PerTeam(m), [&](int& v) { v = take_ticket(ticket, league); }, block);
-        const int t = block * team + m.team_rank();
-        if (t < n) body(m, t);
-      });
-}
 
 /// ELMR: warp t solves unknown jlev(t); lane 0 waits for each dependency's
 /// flag, then the lanes reduce the row, lane 0 publishes x(i) and its flag.
