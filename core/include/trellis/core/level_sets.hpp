@@ -133,9 +133,10 @@ void sort_keys(View keys) {
 /// known. A row's level is its own ready flag (-1 until set), and rows are
 /// handed out by ticket in solve order, in which every dependency comes
 /// first: a row only waits on rows already taken by running groups
-/// (core/tickets.hpp). Kahn's algorithm, level by level, needed a launch and
-/// a host round trip per level; here the whole analysis has two, for the
-/// level count and the level pointers. Rows are then sorted by (level, row).
+/// (core/tickets.hpp). Two host round trips in all (the level count and
+/// the level pointers), whatever the number of levels: a pass per level
+/// would cost a launch and a round trip each. Rows are then sorted by
+/// (level, row).
 template <class Scalar, class Device>
 LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
   using exec = typename Device::execution_space;
