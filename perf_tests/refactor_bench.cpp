@@ -7,7 +7,9 @@
 //   - a 10-step sequence end to end: the setup, then for each step new
 //     values (the diagonal scaled by 1 + 0.02 k, as a time-step or mass term
 //     changes it), numeric() and a BiCGSTAB solve of A_k x = b from x = 0;
-//     cuSPARSE's step is csrilu02's numeric phase and cusparseSpSV_updateMatrix.
+//     cuSPARSE's step is csrilu02's numeric phase and cusparseSpSV_updateMatrix;
+//   - the global ILU0's factorization alone in its two schedules, a launch
+//     per level and one sync-free launch, with a check that they agree.
 // Every step's values are in device memory before the clock (as an
 // application assembling on the device has them). A method that fails on a
 // problem (pivot, breakdown) is reported with its reason; the run goes on.
@@ -26,6 +28,7 @@
 #include "trellis/dd/domain_decomposition_ilu.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/ilu/global_ilu0.hpp"
+#include "trellis/ilu/sync_free_factorization.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/preconditioner_choice.hpp"
@@ -109,6 +112,65 @@ struct Step {
 };
 
 }  // namespace
+
+/// The global ILU0's factorization alone, A's values split as GlobalIlu0
+/// splits them: median seconds of a launch per level (factor_by_levels) and
+/// of the sync-free launch (factor_sync_free), and whether their factors
+/// agree bit for bit. failure: a pivot either schedule reported.
+struct Schedules {
+  double by_levels_s = 0, sync_free_s = 0;
+  bool same = false;
+  std::string failure;
+};
+
+Schedules factorization_schedules(const CsrMatrix<double, Device>& A) {
+  const Device::execution_space space;
+  const ordinal_t n = A.num_rows;
+  ilu::BlockFactors<double, Device> f;
+  ViewArena<Device> arena;
+  const auto R = as_point_bsr(A);
+  const auto diag = ilu::split_whole(space, R, f, arena).diag;
+  const auto levels = analyze_levels(CsrMatrix<double, Device>(n, n, f.L_map, f.L_col, f.L_val), Triangle::lower);
+  const Kokkos::View<const ordinal_t*, Device> level_rows = levels.level_rows;
+  const Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr = levels.level_ptr_host;
+  const auto extent = ilu::detail::row_extent(space, f);
+  const auto status = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
+  ilu::SyncFreeState<Device> state(n);
+  std::vector<double> t_levels, t_free;
+  ilu::FactorizationOutcome by_levels, sync_free;
+  auto factors = [&] {
+    std::vector<double> all;
+    for (const auto& v : {f.L_val, f.U_val, f.inv_diag, f.LD_val}) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+      all.insert(all.end(), h.data(), h.data() + h.extent(0));
+    }
+    return all;
+  };
+  std::vector<double> levels_factors;
+  Schedules out;
+  for (int r = 0; r <= steps; ++r) {  // run 0 warms up
+    ilu::split_values(space, R, f, diag);
+    const double a = bench::fenced_seconds(
+        [&] { by_levels = ilu::factor_by_levels<1>(space, f, extent, diag, {}, level_rows, level_ptr, status); });
+    if (r == steps) levels_factors = factors();
+    ilu::split_values(space, R, f, diag);
+    const double b = bench::fenced_seconds(
+        [&] { sync_free = ilu::factor_sync_free<1>(space, f, extent, diag, {}, level_rows, state, status); });
+    if (r > 0) t_levels.push_back(a), t_free.push_back(b);
+  }
+  if (by_levels.tiny_row >= 0 || by_levels.non_finite_row >= 0 || sync_free.tiny_row >= 0 ||
+      sync_free.non_finite_row >= 0)
+    out.failure = "pivot failed (rows " + std::to_string(std::max(by_levels.tiny_row, by_levels.non_finite_row)) +
+                  " by levels, " + std::to_string(std::max(sync_free.tiny_row, sync_free.non_finite_row)) +
+                  " sync-free)";
+  else
+    out.same = factors() == levels_factors;
+  std::sort(t_levels.begin(), t_levels.end());
+  std::sort(t_free.begin(), t_free.end());
+  out.by_levels_s = t_levels[t_levels.size() / 2];
+  out.sync_free_s = t_free[t_free.size() / 2];
+  return out;
+}
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
@@ -236,6 +298,22 @@ int main(int argc, char** argv) {
 #endif
       JsonObject row;
       row.set("problem", p.name).set("rows", (long long)n).set("block_size", blocks0.block_size).set("steps", steps);
+      try {
+        const Schedules sched = factorization_schedules(csr[0]);
+        if (sched.failure.empty()) {
+          std::printf("  ilu0 factorization alone: by levels %.5f s, sync-free %.5f s (median; %s factors)\n",
+                      sched.by_levels_s, sched.sync_free_s, sched.same ? "the same" : "DIFFERENT");
+          row.set("ilu0_factor_by_levels_s", sched.by_levels_s)
+              .set("ilu0_factor_sync_free_s", sched.sync_free_s)
+              .set("ilu0_factor_schedules_agree", sched.same);
+        } else {
+          std::printf("  ilu0 factorization alone: %s\n", sched.failure.c_str());
+          row.set("ilu0_factor_schedules_failure", sched.failure);
+        }
+      } catch (const std::exception& e) {
+        std::printf("  ilu0 factorization alone failed: %s\n", e.what());
+        row.set("ilu0_factor_schedules_failure", std::string(e.what()));
+      }
       JsonArray methods;
       const Run *base = nullptr, *numeric_base = nullptr, *dd_run = nullptr, *ilu_run = nullptr;
       for (const auto& r : runs) {

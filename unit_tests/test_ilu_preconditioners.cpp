@@ -8,6 +8,7 @@
 #include "ilu0.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/gallery/gallery.hpp"
+#include "trellis/ilu/sync_free_factorization.hpp"
 #include "trellis/io/matrix_market.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
@@ -97,6 +98,88 @@ TYPED_TEST(IluPreconditioners, StagedAndLongRowUpdatesMatchTheReference) {
   const HostCsr arrow = arrow_matrix(ordinal_t(ilu::detail::staged_row_max) + 100);
   EXPECT_FALSE((GlobalIlu0<double, TypeParam>(arrow).staged_rows()));
   expect_global_ilu0_matches_reference<TypeParam>(arrow, "arrow, a row too long to stage");
+}
+
+/// factor_sync_free against factor_by_levels on the same split values: the
+/// same factors bit for bit (same row update, same operands), twice in a row
+/// on one state (the second run waits on the next epoch's flags), outputs
+/// poisoned before each run.
+template <class Device>
+void expect_sync_free_equals_levels(const HostCsr& A, const std::string& what) {
+  SCOPED_TRACE(what);
+  using Exec = typename Device::execution_space;
+  const Exec space;
+  ilu::BlockFactors<double, Device> f;
+  ViewArena<Device> arena;
+  const auto R = copy_to<Device>(as_point_bsr(A));
+  const auto diag = ilu::split_whole(space, R, f, arena).diag;
+  const ordinal_t n = A.num_rows;
+  const auto levels = analyze_levels(CsrMatrix<double, Device>(n, n, f.L_map, f.L_col, f.L_val), Triangle::lower);
+  const auto extent = ilu::detail::row_extent(space, f);
+  const auto status = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
+  const Kokkos::View<const ordinal_t*, Device> level_rows = levels.level_rows;
+  auto factors = [&] {
+    std::vector<Vec> out;
+    for (const auto& v : {f.L_val, f.U_val, f.inv_diag, f.LD_val}) out.push_back(test::host_vector(v));
+    return out;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto poison = [&] {
+    ilu::split_values(space, R, f, diag);
+    Kokkos::deep_copy(f.inv_diag, nan);
+    Kokkos::deep_copy(f.LD_val, nan);
+  };
+  poison();
+  const auto by_levels =
+      ilu::factor_by_levels<1>(space, f, extent, diag, {}, level_rows,
+                               Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host), status);
+  const auto expected = factors();
+  ilu::SyncFreeState<Device> state(n);
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    poison();
+    ilu::FactorizationOutcome out;
+    test::run_with_watchdog("factor_sync_free", 120, [&] {
+      out = ilu::factor_sync_free<1>(space, f, extent, diag, {}, level_rows, state, status);
+    });
+    EXPECT_EQ(out.tiny_row, by_levels.tiny_row);
+    EXPECT_EQ(out.non_finite_row, by_levels.non_finite_row);
+    EXPECT_EQ(out.staged_rows, by_levels.staged_rows);
+    if (out.tiny_row >= 0 || out.non_finite_row >= 0) continue;  // no post-processing: the outcomes are the result
+    const auto got = factors();
+    const char* names[] = {"L", "U'", "D^-1", "L D"};
+    for (size_t a = 0; a < got.size(); ++a) {
+      ASSERT_EQ(got[a].size(), expected[a].size());
+      size_t differ = 0, first = 0;
+      for (size_t k = 0; k < got[a].size(); ++k)
+        if (!(got[a][k] == expected[a][k]) && differ++ == 0) first = k;
+      EXPECT_EQ(differ, 0u) << names[a] << ": first difference at " << first;
+    }
+  }
+}
+
+TYPED_TEST(IluPreconditioners, SyncFreeFactorizationEqualsLevelByLevel) {
+  using Exec = typename TypeParam::execution_space;
+  const bool gpu = !detail::is_host_space<Exec>();
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  gallery::RandomOptions o;
+  o.seed = seed;
+  o.max_per_row = 7;
+  expect_sync_free_equals_levels<TypeParam>(gallery::random_sparse(3000, o), "random");
+  expect_sync_free_equals_levels<TypeParam>(gallery::convection_diffusion3d(14, 12, 10), "convdiff3d");
+  expect_sync_free_equals_levels<TypeParam>(arrow_matrix(ordinal_t(ilu::detail::staged_row_max) + 100),
+                                            "arrow, a row too long to stage");
+  // Rows waiting on rows: a chain (a level a row), and more rows than a GPU
+  // holds at once. Smaller on host backends, which factor a level at a time
+  // outside this test (their threads spin here, slowly on a loaded machine).
+  expect_sync_free_equals_levels<TypeParam>(
+      gallery::random_lower_triangular(gpu ? 50000 : 3000, gallery::TriangularShape::long_chain, seed), "long chain");
+  expect_sync_free_equals_levels<TypeParam>(
+      gallery::random_lower_triangular(gpu ? 200000 : 10000, gallery::TriangularShape::sparse_rows, seed), "many rows");
+  for (const auto& m : test::real_matrices())
+    if (m.rows == m.cols && m.rows <= (gpu ? 200000 : 5000))
+      expect_sync_free_equals_levels<TypeParam>(io::read_matrix_market(m.path), m.file);
 }
 
 TYPED_TEST(IluPreconditioners, GlobalIlu0NamesTheZeroPivotRow) {

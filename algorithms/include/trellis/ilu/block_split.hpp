@@ -162,4 +162,15 @@ SplitBlocks<Scalar, Device> split_blocks(
   return out;
 }
 
+/// split_blocks with the whole of R as one part (nothing dropped), as the
+/// global ILU0 factors it; L_val, U_val and the diagonal kept (refactorable).
+template <class Scalar, class Device>
+SplitBlocks<Scalar, Device> split_whole(const typename Device::execution_space& space,
+                                        const BsrMatrix<Scalar, Device>& R, BlockFactors<Scalar, Device>& f,
+                                        ViewArena<Device>& arena) {
+  Kokkos::View<ordinal_t*, Device> whole("trellis::ilu::whole", 2);
+  Kokkos::deep_copy(space, Kokkos::subview(whole, 1), R.num_block_rows);
+  return split_blocks(space, R, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena, ViewArena<Device>::kept);
+}
+
 }  // namespace trellis::ilu

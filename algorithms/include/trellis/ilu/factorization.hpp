@@ -223,9 +223,11 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 
 }  // namespace detail
 
-/// Factors in place, as factor_subdomains in dd/ but without subdomains (the
-/// global ILU0): one launch per level of the lower triangle, one row per
-/// team thread and its vector lanes, staged in scratch where it fits. On entry L_val / U_val hold A's strict lower /
+/// Factors in place, as factor_subdomains in dd/ but without subdomains: one
+/// launch per level of the lower triangle, one row per team thread and its
+/// vector lanes, staged in scratch where it fits. The reference and the
+/// baseline of the global ILU0's sync-free schedule (factor_sync_free: the
+/// same factors bit for bit; refactor_bench times both). On entry L_val / U_val hold A's strict lower /
 /// upper blocks and diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U, inv_diag D^{-1} and LD_val L
 /// D (unless a pivot failed: see the outcome). level_rows / level_ptr_host as in LevelSets; status from
 /// make_pivot_status, extent from row_extent.

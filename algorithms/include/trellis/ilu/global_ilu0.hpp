@@ -3,7 +3,8 @@
 // triangular-solve algorithms: the global-ILU0 preconditioner the
 // domain-decomposition one is measured against, and a preconditioner in its
 // own right. The factorization is the engine's row update (factorization.hpp),
-// run level by level of the lower triangle (one launch per level); its factors are
+// on GPUs in one sync-free launch, rows in level order of the lower triangle
+// (sync_free_factorization.hpp), on host backends a level at a time; its factors are
 // A ~ L D U' with unit L and U', applied as z = U'^{-1} D^{-1} L^{-1} r.
 // Calls that run work take an execution-space instance first (the default
 // instance where it is left out); double is compiled once in the library.
@@ -29,6 +30,7 @@
 #include "trellis/ilu/block_split.hpp"
 #include "trellis/ilu/factorization.hpp"
 #include "trellis/ilu/pivot_options.hpp"
+#include "trellis/ilu/sync_free_factorization.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
 
 namespace trellis {
@@ -146,7 +148,7 @@ class GlobalIlu0 {
 
  private:
   void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
-  /// Factors the split values (L_val, U_val, diag_) level by level; PivotError on a failed pivot.
+  /// Factors the split values (L_val, U_val, diag_); PivotError on a failed pivot.
   void factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
   void check_factored(const char* what) const {
     if (!failed_numeric_.empty())
@@ -165,6 +167,7 @@ class GlobalIlu0 {
   LevelSets<Device> levels_;
   Kokkos::View<ordinal_t*, Device> pivot_status_;
   ilu::detail::RowExtent row_extent_;  // of the factors' pattern, read at setup
+  ilu::SyncFreeState<Device> sync_free_;
   DeviceCopy<Scalar, Device> staging_;
   std::string failed_numeric_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
@@ -183,13 +186,9 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   // The whole matrix as one part (nothing dropped), split on the device.
   pivots_ = pivots;
   ilu::BlockFactors<Scalar, Device> f;
-  Kokkos::View<ordinal_t*, Device> whole("trellis::ilu0::whole", 2);
-  Kokkos::deep_copy(space, Kokkos::subview(whole, 1), A.num_rows);
   ViewArena<Device> arena;
   pattern_ = copy_to<Device>(as_point_bsr(A));  // one copy, to the device
-  diag_ = ilu::split_blocks(space, pattern_, Kokkos::View<const ordinal_t*, Device>(whole), f, {}, arena,
-                            ViewArena<Device>::kept)
-              .diag;
+  diag_ = ilu::split_whole(space, pattern_, f, arena).diag;
   const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
   const CsrMatrix<Scalar, Device> U(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val);
   auto t0 = now();
@@ -206,6 +205,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   pivot_status_ = ilu::detail::make_pivot_status<Device>(space, A.num_rows, arena, ViewArena<Device>::kept);
   factors_ = f;
   row_extent_ = ilu::detail::row_extent(space, f);
+  if (!trellis::detail::is_host_space<execution_space>()) sync_free_ = ilu::SyncFreeState<Device>(A.num_rows);
   inv_diag_ = f.inv_diag;
   t0 = now();
   factor_split_values(space, pattern_);
@@ -219,9 +219,16 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
 
 template <class Scalar, class Device>
 void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
-  const auto out = ilu::factor_by_levels<1>(
-      space, factors_, row_extent_, diag_, pivots_, Kokkos::View<const ordinal_t*, Device>(levels_.level_rows),
-      Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_);
+  // GPUs: one sync-free launch. Host backends: a level at a time, since
+  // host threads must not spin (more threads than free cores would burn
+  // the time slices of the threads they wait on).
+  const Kokkos::View<const ordinal_t*, Device> level_rows = levels_.level_rows;
+  const auto out = trellis::detail::is_host_space<execution_space>()
+                       ? ilu::factor_by_levels<1>(
+                             space, factors_, row_extent_, diag_, pivots_, level_rows,
+                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_)
+                       : ilu::factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows, sync_free_,
+                                                  pivot_status_);
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
   staged_rows_ = out.staged_rows;

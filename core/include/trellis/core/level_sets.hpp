@@ -129,14 +129,12 @@ void sort_keys(View keys) {
 }  // namespace detail
 
 /// Device analysis in one pass: level(i) = 1 + the largest level of row i's
-/// dependencies, computed by one vector group per row as soon as those are
-/// known. A row's level is its own ready flag (-1 until set), and rows are
-/// handed out by ticket in solve order, in which every dependency comes
-/// first: a row only waits on rows already taken by running groups
-/// (core/tickets.hpp). Two host round trips in all (the level count and
-/// the level pointers), whatever the number of levels: a pass per level
-/// would cost a launch and a round trip each. Rows are then sorted by
-/// (level, row).
+/// dependencies, computed on GPUs by one vector group per row as soon as
+/// those are known (on host backends by one thread in solve order). A row's level is its own ready flag (-1 until set),
+/// and rows are handed out by ticket in solve order, in which every dependency comes first: a row only waits on rows
+/// already taken by running groups (core/tickets.hpp). Two host round trips in all (the level count and the level
+/// pointers), whatever the number of levels: a pass per level would cost a launch and a round trip each. Rows are then
+/// sorted by (level, row).
 template <class Scalar, class Device>
 LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
   using exec = typename Device::execution_space;
@@ -149,46 +147,60 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   const bool lower = tri == Triangle::lower;
 
   Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"), n);
-  Kokkos::deep_copy(row_level, ordinal_t(-1));
-  Kokkos::View<int, Device> ticket("trellis::levels::ticket");
-  detail::for_each_ticket(
-      exec(), ticket, n, "trellis::levels::rows", detail::max_vector_width<exec>(),
-      KOKKOS_LAMBDA(const member_type& m, int t) {
-        const ordinal_t i = lower ? t : n - 1 - t;
-        const offset_t k0 = row_map(i), k1 = row_map(i + 1);
-        // The lanes look at every dependency once; only if one is not yet
-        // known does lane 0 wait, for each in turn.
-        int pending = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, k0, k1),
-            [&](offset_t k, int& waiting) {
-              const ordinal_t j = entries(k);
-              waiting += in_strict_triangle(tri, i, j) && Kokkos::volatile_load(&row_level(j)) < 0;
-            },
-            pending);
-        if (pending)
-          Kokkos::single(Kokkos::PerThread(m), [&]() {
-            for (offset_t k = k0; k < k1; ++k) {
-              const ordinal_t j = entries(k);
-              if (in_strict_triangle(tri, i, j))
-                while (Kokkos::volatile_load(&row_level(j)) < 0) {
-                }
-            }
-          });
-        ordinal_t deepest = -1;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, k0, k1),
-            [&](offset_t k, ordinal_t& most) {
-              const ordinal_t j = entries(k);
-              if (in_strict_triangle(tri, i, j)) {
-                const ordinal_t l = Kokkos::volatile_load(&row_level(j));
-                if (l > most) most = l;
+  if constexpr (detail::is_host_space<exec>()) {
+    // Host threads must not spin: with more threads than free cores (MPI
+    // ranks times threads, a loaded machine) a waiting thread burns the time
+    // slice of the one it waits on. One pass in solve order, as the reference.
+    exec().fence();  // A's arrays may come from kernels still running
+    for (ordinal_t step = 0; step < n; ++step) {
+      const ordinal_t i = lower ? step : n - 1 - step;
+      ordinal_t lev = 0;
+      for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
+        if (in_strict_triangle(tri, i, entries(k))) lev = std::max(lev, row_level(entries(k)) + 1);
+      row_level(i) = lev;
+    }
+  } else {
+    Kokkos::deep_copy(row_level, ordinal_t(-1));
+    Kokkos::View<int, Device> ticket("trellis::levels::ticket");
+    detail::for_each_ticket(
+        exec(), ticket, n, "trellis::levels::rows", detail::max_vector_width<exec>(),
+        KOKKOS_LAMBDA(const member_type& m, int t) {
+          const ordinal_t i = lower ? t : n - 1 - t;
+          const offset_t k0 = row_map(i), k1 = row_map(i + 1);
+          // The lanes look at every dependency once; only if one is not yet
+          // known does lane 0 wait, for each in turn.
+          int pending = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, k0, k1),
+              [&](offset_t k, int& waiting) {
+                const ordinal_t j = entries(k);
+                waiting += in_strict_triangle(tri, i, j) && Kokkos::volatile_load(&row_level(j)) < 0;
+              },
+              pending);
+          if (pending)
+            Kokkos::single(Kokkos::PerThread(m), [&]() {
+              for (offset_t k = k0; k < k1; ++k) {
+                const ordinal_t j = entries(k);
+                if (in_strict_triangle(tri, i, j))
+                  while (Kokkos::volatile_load(&row_level(j)) < 0) {
+                  }
               }
-            },
-            Kokkos::Max<ordinal_t>(deepest));
-        if (deepest < -1) deepest = -1;  // no dependency: the reduction's identity
-        Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&row_level(i), deepest + 1); });
-      });
+            });
+          ordinal_t deepest = -1;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, k0, k1),
+              [&](offset_t k, ordinal_t& most) {
+                const ordinal_t j = entries(k);
+                if (in_strict_triangle(tri, i, j)) {
+                  const ordinal_t l = Kokkos::volatile_load(&row_level(j));
+                  if (l > most) most = l;
+                }
+              },
+              Kokkos::Max<ordinal_t>(deepest));
+          if (deepest < -1) deepest = -1;  // no dependency: the reduction's identity
+          Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&row_level(i), deepest + 1); });
+        });
+  }
 
   ordinal_t num_levels = 0;
   Kokkos::parallel_reduce(

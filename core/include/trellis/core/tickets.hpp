@@ -27,17 +27,20 @@ KOKKOS_INLINE_FUNCTION int take_ticket(const TicketView& ticket, int total) {
 /// on positions before its own, held by teams that started earlier or by its
 /// own co-resident groups, never by a team that may not have started.
 /// scratch_bytes: level-0 team scratch for the body; team_rows: vector
-/// groups a team (0: the backend's rows_per_team).
+/// groups a team (0: the backend's rows_per_team); thread_scratch_bytes:
+/// level-0 scratch of each vector group.
 template <class Exec, class TicketView, class Body>
 void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, const char* label, int vector_width,
-                     const Body& body, size_t scratch_bytes = 0, int team_rows = 0) {
+                     const Body& body, size_t scratch_bytes = 0, int team_rows = 0, size_t thread_scratch_bytes = 0) {
   using team_policy = trellis::TeamPolicy<Exec>;
   using member_type = typename team_policy::member_type;
   if (n == 0) return;
   const int team = team_rows > 0 && !is_host_space<Exec>() ? team_rows : rows_per_team<Exec>(vector_width);
   const int league = (n + team - 1) / team;
   Kokkos::parallel_for(
-      label, team_policy(space, league, team, vector_width).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+      label,
+      team_policy(space, league, team, vector_width)
+          .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes), Kokkos::PerThread(thread_scratch_bytes)),
       KOKKOS_LAMBDA(const member_type& m) {
         int block = 0;
         Kokkos::single(

@@ -1,0 +1,109 @@
+#pragma once
+// The ILU0 / ILDU0 factorization of a whole matrix in one launch, without a
+// barrier between levels: a row starts as soon as the rows k of its L are
+// factored, not when their whole level is. The slowest row of a level then
+// holds up only the rows that depend on it. Same row update (factor_row /
+// factor_row_staged) and same operand values as factor_by_levels, so the
+// factors are the same bit for bit.
+//
+// Deadlock freedom: rows are handed out by ticket in level order
+// (core/tickets.hpp), and every row k a row waits on is in an earlier
+// level, so at an earlier ticket, taken by a running vector group. Waiting
+// is done by whole warps on GPUs (one row a warp), never by lanes on lanes
+// of their own warp. A row publishes its values, fences, then sets its flag;
+// a failed pivot still sets it, so nothing waits forever on a bad row.
+#include <Kokkos_Core.hpp>
+#include <limits>
+#include <string>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/tickets.hpp"
+#include "trellis/ilu/factorization.hpp"
+
+namespace trellis::ilu {
+
+/// What the sync-free factorization keeps between factorizations: a ready
+/// flag per block row (the number of the factorization that finished it,
+/// so that flags need no reset) and the ticket counter.
+template <class Device>
+struct SyncFreeState {
+  Kokkos::View<int*, Device> done;
+  Kokkos::View<int, Device> ticket;
+  int epoch = 0;
+
+  SyncFreeState() = default;
+  explicit SyncFreeState(ordinal_t rows)
+      : done("trellis::ilu::row_done", size_t(rows)), ticket("trellis::ilu::row_ticket") {}
+};
+
+/// Factors in place as factor_by_levels (same entry and exit contents, same
+/// outcome), in one launch. level_rows: the rows in level order of the
+/// lower triangle (LevelSets::level_rows); status from make_pivot_status,
+/// extent from row_extent, state sized for f's rows.
+template <int B, class Scalar, class Device>
+FactorizationOutcome factor_sync_free(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
+                                      detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
+                                      Kokkos::View<const ordinal_t*, Device> level_rows, SyncFreeState<Device>& state,
+                                      Kokkos::View<ordinal_t*, Device> status) {
+  using exec = typename Device::execution_space;
+  using member_type = typename trellis::TeamPolicy<exec>::member_type;
+  if (state.done.extent(0) != size_t(f.num_rows))
+    throw Error("factor_sync_free: state for " + std::to_string(state.done.extent(0)) + " rows, factors of " +
+                std::to_string(f.num_rows));
+  detail::reset_pivot_status(space, status, f.num_rows);
+  const BlockFactors<Scalar, Device> fc = f;
+  const double tol = pivots.tolerance, boost = pivots.boost;
+  // A whole warp a row on GPUs (it may spin); one lane on host backends.
+  const int lanes = trellis::detail::max_vector_width<exec>();
+  const int rows_per_team = trellis::detail::rows_per_team<exec>(lanes);
+  const detail::StagedPlan plan = detail::staged_plan<B, Scalar, exec>(extent, rows_per_team);
+  const bool staged = plan.staged();
+  if (state.epoch == std::numeric_limits<int>::max()) {  // before the count wraps around
+    Kokkos::deep_copy(space, state.done, 0);
+    state.epoch = 0;
+  }
+  const int epoch = ++state.epoch;
+  const auto done = state.done;
+  trellis::detail::for_each_ticket(
+      space, state.ticket, f.num_rows, "trellis::ilu::factor_sync_free", lanes,
+      KOKKOS_LAMBDA(const member_type& m, int t) {
+        const ordinal_t i = level_rows(t);
+        const offset_t l0 = fc.L_map(i), l1 = fc.L_map(i + 1);
+        // The lanes look at every flag once; only if a row k is not yet
+        // factored does lane 0 wait, for each in turn.
+        int pending = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, l0, l1),
+            [&](offset_t q, int& waiting) { waiting += Kokkos::volatile_load(&done(fc.L_col(q))) != epoch; }, pending);
+        if (pending)
+          Kokkos::single(Kokkos::PerThread(m), [&]() {
+            for (offset_t q = l0; q < l1; ++q)
+              while (Kokkos::volatile_load(&done(fc.L_col(q))) != epoch) {
+              }
+          });
+        Kokkos::memory_fence();  // acquire, on every lane: the rows k's values follow their flags
+        if (staged)
+          detail::factor_row_staged<B>(m, lanes, fc, diag, i, tol, boost, status,
+                                       detail::StagedRow<Scalar, exec>(m, B * B, plan.extent));
+        else
+          detail::factor_row<B>(m, lanes, fc, diag, i, tol, boost, status);
+        // Release: every lane's writes of row i before the flag. The
+        // reduction brings the lanes together after their fences.
+        int fenced = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, lanes),
+            [&](int, int& count) {
+              Kokkos::memory_fence();
+              ++count;
+            },
+            fenced);
+        Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&done(i), epoch); });
+      },
+      0, 0, plan.bytes);
+  FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
+  out.staged_rows = staged;
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
+  return out;
+}
+
+}  // namespace trellis::ilu
