@@ -101,7 +101,8 @@ TYPED_TEST(IluPreconditioners, StagedAndLongRowUpdatesMatchTheReference) {
 }
 
 /// factor_sync_free against factor_by_levels on the same split values: the
-/// same factors bit for bit (same row update, same operands), twice in a row
+/// same factors bit for bit (same row update, same operands; staged or not,
+/// on any lane count), twice in a row
 /// on one state (the second run waits on the next epoch's flags), outputs
 /// poisoned before each run.
 template <class Device>
@@ -144,7 +145,6 @@ void expect_sync_free_equals_levels(const HostCsr& A, const std::string& what) {
     });
     EXPECT_EQ(out.tiny_row, by_levels.tiny_row);
     EXPECT_EQ(out.non_finite_row, by_levels.non_finite_row);
-    EXPECT_EQ(out.staged_rows, by_levels.staged_rows);
     if (out.tiny_row >= 0 || out.non_finite_row >= 0) continue;  // no post-processing: the outcomes are the result
     const auto got = factors();
     const char* names[] = {"L", "U'", "D^-1", "L D"};

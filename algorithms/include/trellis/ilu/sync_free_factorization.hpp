@@ -54,9 +54,14 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   // A whole warp a row on GPUs (it may spin); one lane on host backends.
+  // Fewer rows a team where that lets the rows be staged in scratch.
   const int lanes = trellis::detail::max_vector_width<exec>();
-  const int rows_per_team = trellis::detail::rows_per_team<exec>(lanes);
-  const detail::StagedPlan plan = detail::staged_plan<B, Scalar, exec>(extent, rows_per_team);
+  int team_rows = trellis::detail::rows_per_team<exec>(lanes);
+  detail::StagedPlan plan = detail::staged_plan<B, Scalar, exec>(extent, team_rows);
+  while (!plan.staged() && extent.blocks <= detail::staged_row_max && team_rows > 1) {
+    team_rows /= 2;
+    plan = detail::staged_plan<B, Scalar, exec>(extent, team_rows);
+  }
   const bool staged = plan.staged();
   if (state.epoch == std::numeric_limits<int>::max()) {  // before the count wraps around
     Kokkos::deep_copy(space, state.done, 0);
@@ -99,7 +104,7 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
             fenced);
         Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&done(i), epoch); });
       },
-      0, 0, plan.bytes);
+      0, team_rows, plan.bytes);
   FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
   out.staged_rows = staged;
   if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
