@@ -74,18 +74,8 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t i = level_rows(t);
         const offset_t l0 = fc.L_map(i), l1 = fc.L_map(i + 1);
-        // The lanes look at every flag once; only if a row k is not yet
-        // factored does lane 0 wait, for each in turn.
-        int pending = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, l0, l1),
-            [&](offset_t q, int& waiting) { waiting += Kokkos::volatile_load(&done(fc.L_col(q))) != epoch; }, pending);
-        if (pending)
-          Kokkos::single(Kokkos::PerThread(m), [&]() {
-            for (offset_t q = l0; q < l1; ++q)
-              while (Kokkos::volatile_load(&done(fc.L_col(q))) != epoch) {
-              }
-          });
+        trellis::detail::wait_until_ready(
+            m, l0, l1, [&](offset_t q) { return Kokkos::volatile_load(&done(fc.L_col(q))) == epoch; });
         Kokkos::memory_fence();  // acquire, on every lane: the rows k's values follow their flags
         if (staged)
           detail::factor_row_staged<B>(m, lanes, fc, diag, i, tol, boost, status,

@@ -47,8 +47,9 @@ struct LevelSets {
 
 namespace detail {
 /// row_level[i] = level of row i (row_level has A.num_rows entries); returns
-/// the number of levels. Serial, in the solve's order.
-inline ordinal_t host_row_levels(const HostCsr& A, Triangle tri, ordinal_t* row_level) {
+/// the number of levels. Serial, in the solve's order; A's arrays host-accessible.
+template <class Matrix>
+ordinal_t host_row_levels(const Matrix& A, Triangle tri, ordinal_t* row_level) {
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
   const ordinal_t n = A.num_rows;
   ordinal_t num_levels = 0;
@@ -152,13 +153,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
     // ranks times threads, a loaded machine) a waiting thread burns the time
     // slice of the one it waits on. One pass in solve order, as the reference.
     exec().fence();  // A's arrays may come from kernels still running
-    for (ordinal_t step = 0; step < n; ++step) {
-      const ordinal_t i = lower ? step : n - 1 - step;
-      ordinal_t lev = 0;
-      for (offset_t k = row_map(i); k < row_map(i + 1); ++k)
-        if (in_strict_triangle(tri, i, entries(k))) lev = std::max(lev, row_level(entries(k)) + 1);
-      row_level(i) = lev;
-    }
+    detail::host_row_levels(A, tri, row_level.data());
   } else {
     Kokkos::deep_copy(row_level, ordinal_t(-1));
     Kokkos::View<int, Device> ticket("trellis::levels::ticket");
@@ -167,25 +162,10 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
         KOKKOS_LAMBDA(const member_type& m, int t) {
           const ordinal_t i = lower ? t : n - 1 - t;
           const offset_t k0 = row_map(i), k1 = row_map(i + 1);
-          // The lanes look at every dependency once; only if one is not yet
-          // known does lane 0 wait, for each in turn.
-          int pending = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(m, k0, k1),
-              [&](offset_t k, int& waiting) {
-                const ordinal_t j = entries(k);
-                waiting += in_strict_triangle(tri, i, j) && Kokkos::volatile_load(&row_level(j)) < 0;
-              },
-              pending);
-          if (pending)
-            Kokkos::single(Kokkos::PerThread(m), [&]() {
-              for (offset_t k = k0; k < k1; ++k) {
-                const ordinal_t j = entries(k);
-                if (in_strict_triangle(tri, i, j))
-                  while (Kokkos::volatile_load(&row_level(j)) < 0) {
-                  }
-              }
-            });
+          detail::wait_until_ready(m, k0, k1, [&](offset_t k) {
+            const ordinal_t j = entries(k);
+            return !in_strict_triangle(tri, i, j) || Kokkos::volatile_load(&row_level(j)) >= 0;
+          });
           ordinal_t deepest = -1;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(m, k0, k1),

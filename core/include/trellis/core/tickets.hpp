@@ -50,4 +50,21 @@ void for_each_ticket(const Exec& space, const TicketView& ticket, ordinal_t n, c
       });
 }
 
+/// Returns when ready(k) holds for every k in [k0, k1), on vector group m:
+/// the lanes look at every k once, and only if one is not ready does lane 0
+/// wait, for each in turn (never lanes on lanes of their own group). The
+/// caller fences after it where the flags guard other data.
+template <class Member, class Ready>
+KOKKOS_INLINE_FUNCTION void wait_until_ready(const Member& m, offset_t k0, offset_t k1, const Ready& ready) {
+  int pending = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(m, k0, k1), [&](offset_t k, int& waiting) { waiting += !ready(k); }, pending);
+  if (pending)
+    Kokkos::single(Kokkos::PerThread(m), [&]() {
+      for (offset_t k = k0; k < k1; ++k)
+        while (!ready(k)) {
+        }
+    });
+}
+
 }  // namespace trellis::detail
