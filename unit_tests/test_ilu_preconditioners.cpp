@@ -120,9 +120,9 @@ void expect_sync_free_equals_levels(const HostCsr& A, const std::string& what) {
   const auto status = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
   const Kokkos::View<const ordinal_t*, Device> level_rows = levels.level_rows;
   auto factors = [&] {
-    std::vector<Vec> out;
-    for (const auto& v : {f.L_val, f.U_val, f.inv_diag, f.LD_val}) out.push_back(test::host_vector(v));
-    return out;
+    // An explicit list: nvcc cannot iterate a braced list of Views.
+    return std::vector<Vec>{test::host_vector(f.L_val), test::host_vector(f.U_val), test::host_vector(f.inv_diag),
+                            test::host_vector(f.LD_val)};
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto poison = [&] {
