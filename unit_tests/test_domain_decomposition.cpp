@@ -16,6 +16,7 @@
 #include "trellis/dd/domain_decomposition_ilu.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/io/matrix_market.hpp"
+#include "trellis/partition/detail/adjacency.hpp"
 #include "trellis/partition/subdomain_layout.hpp"
 
 namespace trellis {
@@ -260,6 +261,65 @@ TEST(Partition, AutomaticTakesSlabsUnlessTheyDropFarMore) {
   const AutomaticPartition one = slabs_or_regions(A, n);
   EXPECT_EQ(one.partition.num_parts, 1);
   EXPECT_THROW(slabs_or_regions(A, 100, std::vector<double>(5, 1.0)), StructureError);
+}
+
+/// A's pattern without the entries above the diagonal where (i + j) % 5 == 0
+/// (their mirrors stay): a pattern that is not structurally symmetric.
+HostCsr one_way_entries(const HostCsr& A) {
+  std::vector<ordinal_t> cols;
+  std::vector<double> vals;
+  HostCsr::row_map_type::non_const_type map("map", size_t(A.num_rows) + 1);
+  for (ordinal_t i = 0; i < A.num_rows; ++i) {
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
+      if (!(A.entries(q) > i && (i + A.entries(q)) % 5 == 0)) cols.push_back(A.entries(q)), vals.push_back(A.values(q));
+    map(i + 1) = offset_t(cols.size());
+  }
+  HostCsr::index_type::non_const_type col("col", cols.size());
+  HostCsr::values_type val("val", cols.size());
+  for (size_t q = 0; q < cols.size(); ++q) col(q) = cols[q], val(q) = vals[q];
+  return HostCsr(A.num_rows, A.num_cols, map, col, val);
+}
+
+void expect_same_graph(const HostCsr& A, const std::vector<double>& w, const std::string& what) {
+  SCOPED_TRACE(what);
+  for (const bool weighted : {false, true}) {
+    const std::vector<double>& weights = weighted ? w : std::vector<double>();
+    const detail::Adjacency scatter = detail::symmetrized_by_scatter(A, weights),
+                            parallel = detail::symmetrized_in_parallel(A, weights);
+    EXPECT_EQ(parallel.ptr, scatter.ptr) << "weighted " << weighted;
+    EXPECT_EQ(parallel.adj, scatter.adj) << "weighted " << weighted;
+    EXPECT_EQ(parallel.strength, scatter.strength) << "weighted " << weighted;
+    EXPECT_EQ(parallel.links, scatter.links) << "weighted " << weighted;
+    EXPECT_EQ(scatter.strength.size(), weighted ? scatter.adj.size() : 0);
+  }
+}
+
+TEST(Partition, ParallelGraphEqualsTheScatteredOne) {
+  // Random values on a symmetric pattern: the two listings of a neighbour
+  // fall in different classes, and the parallel build must keep both, in
+  // the scatter's order. Then patterns it must hand to the scatter.
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> exponent(-3.0, 0.0);
+  // Weights over four powers of ten, one of them zero (the last class).
+  auto random_weights = [&](const HostCsr& A) {
+    std::vector<double> w(A.entries.extent(0));
+    for (double& x : w) x = std::pow(10.0, exponent(rng));
+    w.at(w.size() / 3) = 0.0;
+    return w;
+  };
+  const HostCsr grid = gallery::laplace2d_5pt(30, 20), one_way = one_way_entries(grid),
+                unsorted = shuffled_grid(12, 9, seed), components = two_grids_and_a_lone_row();
+  expect_same_graph(grid, random_weights(grid), "symmetric pattern");
+  expect_same_graph(one_way, random_weights(one_way), "one-way entries");
+  expect_same_graph(unsorted, random_weights(unsorted), "unsorted rows");
+  expect_same_graph(components, random_weights(components), "two components and a lone row");
+  for (const auto& m : test::real_matrices())
+    if (m.rows == m.cols) {
+      const HostCsr A = io::read_matrix_market(m.path);
+      expect_same_graph(A, coupling_strengths(csr_to_bsr(A, 1)), m.file);
+    }
 }
 
 TEST(Partition, BadInputIsNamed) {

@@ -8,6 +8,7 @@
 
 #include "trellis/config.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/partition/detail/adjacency.hpp"
 #if TRELLIS_ENABLE_METIS
 #include <metis.h>
 #endif
@@ -21,6 +22,8 @@ ordinal_t Partition::largest_part() const {
 }
 
 namespace {
+using HostRows = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<ordinal_t>>;
+
 void require_positive(ordinal_t v, const std::string& what) {
   if (v < 1) throw InputError(what + " must be positive, got " + std::to_string(v));
 }
@@ -92,84 +95,8 @@ Partition contiguous_partition(ordinal_t num_rows, ordinal_t rows_per_part) {
 
 namespace {
 
-/// The pattern of A + A^T without the diagonal, as adjacency lists (an entry
-/// present in both triangles once, unless its two classes differ). With
-/// weights (one per stored entry of A), each adjacency entry's coupling
-/// class against the largest weight of its row: c for a weight in
-/// [2^-(c+1), 2^-c) of it, the last class for all weaker ones.
-struct Adjacency {
-  static constexpr int classes = 8;
-  std::vector<offset_t> ptr;
-  std::vector<ordinal_t> adj;
-  std::vector<unsigned char> strength;  // empty without weights
-  std::vector<offset_t> links;          // per row: off-diagonal entries of its row and column in A
-  /// What the root choice compares: entries of row i and column i, a
-  /// neighbour stored both ways counted twice, as before the merge.
-  offset_t degree(ordinal_t i) const { return links[i]; }
-};
-
-Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights = {}) {
-  const ordinal_t n = A.num_rows;
-  const bool weighted = !weights.empty();
-  Adjacency g;
-  g.ptr.assign(size_t(n) + 1, 0);
-  std::vector<double> row_max(weighted ? size_t(n) : 0, 0.0);
-  for (ordinal_t i = 0; i < n; ++i)
-    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
-      const ordinal_t j = A.entries(q);
-      if (j == i) continue;
-      ++g.ptr[i + 1], ++g.ptr[j + 1];
-      if (weighted) row_max[i] = std::max(row_max[i], weights[q]), row_max[j] = std::max(row_max[j], weights[q]);
-    }
-  std::partial_sum(g.ptr.begin(), g.ptr.end(), g.ptr.begin());
-  g.adj.resize(g.ptr[n]);
-  if (weighted) g.strength.resize(g.ptr[n]);
-  auto strength = [&](double w, ordinal_t row) -> unsigned char {
-    const double r = row_max[row] > 0 ? w / row_max[row] : 1.0;
-    if (!(r < 0.5)) return 0;                     // also NaN
-    if (!(r > 0)) return Adjacency::classes - 1;  // zero or negative
-    // r in [2^e, 2^(e+1)) is class -e - 1, e read from the bits (no loop of
-    // compares: this runs twice per entry); subnormals read e = -1023.
-    std::uint64_t bits;
-    std::memcpy(&bits, &r, sizeof bits);
-    const int e = int((bits >> 52) & 0x7ff) - 1023;
-    return static_cast<unsigned char>(std::min(Adjacency::classes - 1, -e - 1));
-  };
-  std::vector<offset_t> next(g.ptr.begin(), g.ptr.end() - 1);
-  for (ordinal_t i = 0; i < n; ++i)
-    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
-      const ordinal_t j = A.entries(q);
-      if (j == i) continue;
-      if (weighted) g.strength[next[i]] = strength(weights[q], i), g.strength[next[j]] = strength(weights[q], j);
-      g.adj[next[i]++] = j, g.adj[next[j]++] = i;
-    }
-  // A pattern stored both ways lists each neighbour twice. The second
-  // listing goes unless its class differs, so that the regions meet the same
-  // candidates in the same order and a search visits the same rows, over
-  // about half the entries. The slot each neighbour took in this row says
-  // whether it is listed already (slot >= the row's first position).
-  g.links.resize(size_t(n));
-  std::vector<offset_t> slot(size_t(n), -1);
-  offset_t kept = 0;
-  for (ordinal_t i = 0; i < n; ++i) {
-    const offset_t begin = g.ptr[i], end = g.ptr[i + 1], first = kept;
-    g.links[i] = end - begin;
-    g.ptr[i] = first;
-    for (offset_t q = begin; q < end; ++q) {
-      const ordinal_t j = g.adj[q];
-      const offset_t s = slot[j];
-      if (s >= first && (!weighted || g.strength[s] == g.strength[q])) continue;
-      slot[j] = kept;
-      g.adj[kept] = j;
-      if (weighted) g.strength[kept] = g.strength[q];
-      ++kept;
-    }
-  }
-  g.ptr[n] = kept;
-  g.adj.resize(kept);
-  if (weighted) g.strength.resize(kept);
-  return g;
-}
+using detail::Adjacency;
+using detail::symmetrized;
 
 /// Breadth-first search from root over rows not yet marked with `stamp`;
 /// marks them, appends them to `order` in visiting order and returns the
@@ -289,11 +216,16 @@ Partition region_partition(const HostCsr& A, ordinal_t rows_per_part, const std:
 }
 
 double dropped_weight(const HostCsr& A, const Partition& p, const std::vector<double>& edge_weights) {
-  double dropped = 0;
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
+  // Row sums in parallel, added in row order: the same sum on any thread count.
+  std::vector<double> row_dropped(size_t(A.num_rows), 0.0);
+  Kokkos::parallel_for("trellis::partition::dropped_weight", HostRows(0, A.num_rows), [&](ordinal_t i) {
+    double d = 0;
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
-      if (p.part[i] != p.part[A.entries(q)]) dropped += edge_weights.empty() ? 1.0 : edge_weights[q];
-  return dropped;
+      if (p.part[i] != p.part[A.entries(q)]) d += edge_weights.empty() ? 1.0 : edge_weights[q];
+    row_dropped[i] = d;
+  });
+  Kokkos::DefaultHostExecutionSpace().fence();
+  return std::accumulate(row_dropped.begin(), row_dropped.end(), 0.0);
 }
 
 AutomaticPartition slabs_or_regions(const HostCsr& A, ordinal_t rows_per_part,
@@ -391,15 +323,19 @@ std::vector<double> coupling_strengths(const HostBsr& A) {
     return m;
   };
   std::vector<double> diag(A.num_block_rows, 0.0), w(A.entries.extent(0), 0.0);
-  for (ordinal_t i = 0; i < A.num_block_rows; ++i)
+  Kokkos::parallel_for("trellis::partition::diagonal_norms", HostRows(0, A.num_block_rows), [&](ordinal_t i) {
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)
       if (A.entries(q) == i) diag[i] = norm(q);
-  for (ordinal_t i = 0; i < A.num_block_rows; ++i)
+  });
+  Kokkos::DefaultHostExecutionSpace().fence();
+  Kokkos::parallel_for("trellis::partition::coupling_strengths", HostRows(0, A.num_block_rows), [&](ordinal_t i) {
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
       const ordinal_t j = A.entries(q);
       const double d = j < A.num_block_rows ? std::sqrt(diag[i] * diag[j]) : 0.0;
       w[q] = j != i && d > 0 ? norm(q) / d : 0.0;
     }
+  });
+  Kokkos::DefaultHostExecutionSpace().fence();
   return w;
 }
 
