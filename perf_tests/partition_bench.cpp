@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
   }
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   std::printf("host threads %d, %d rows per subdomain; medians in ms\n", threads, rows);
-  std::printf("%-44s %8s %9s %8s %8s %8s %8s %8s\n", "matrix", "rows", "nnz", "weights", "scatter", "parallel",
-              "auto", "regions");
+  std::printf("%-44s %8s %9s %8s %8s %8s %8s %8s\n", "matrix", "rows", "nnz", "weights", "scatter", "parallel", "auto",
+              "regions");
   bench::TimingPolicy policy;
   policy.warmups = 1, policy.reps = 7, policy.max_seconds = 0.5;
   bench::JsonArray out(true);
@@ -95,11 +95,11 @@ int main(int argc, char** argv) {
   std::printf("geomean graph build, scatter / parallel: %.2fx\n", g);
   if (!json.empty())
     bench::write_text_file(json, bench::JsonObject()
-                                     .set("host_threads", threads)
-                                     .set("rows_per_subdomain", (long long)rows)
-                                     .set("geomean_scatter_over_parallel", g)
-                                     .set("results", out)
-                                     .str() +
+                                         .set("host_threads", threads)
+                                         .set("rows_per_subdomain", (long long)rows)
+                                         .set("geomean_scatter_over_parallel", g)
+                                         .set("results", out)
+                                         .str() +
                                      "\n");
   return all_same ? 0 : 1;
 }
