@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <numeric>
 #include <sstream>
 
 #include "trellis/core/errors.hpp"
@@ -134,22 +133,12 @@ SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ord
     std::vector<ordinal_t> part(A.rows);
     for (ordinal_t s = 0; s < layout.num_subdomains(); ++s)
       for (ordinal_t r = layout.sub_start[s]; r < layout.sub_start[s + 1]; ++r) part[layout.new_to_old[r]] = s;
-    // Row sums in parallel, added in row order (the same on any thread count).
-    std::vector<double> row_total(size_t(A.rows)), row_dropped(size_t(A.rows));
-    Kokkos::parallel_for(
-        "trellis::dd::dropped_coupling",
-        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<ordinal_t>>(0, A.rows),
-        [&](ordinal_t i) {
-          double total = 0, dropped = 0;
-          for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
-            total += A.coupling[q];
-            if (part[i] != part[A.entries(q)]) dropped += A.coupling[q];
-          }
-          row_total[i] = total, row_dropped[i] = dropped;
-        });
-    Kokkos::DefaultHostExecutionSpace().fence();
-    const double total = std::accumulate(row_total.begin(), row_total.end(), 0.0),
-                 dropped = std::accumulate(row_dropped.begin(), row_dropped.end(), 0.0);
+    double total = 0, dropped = 0;
+    for (ordinal_t i = 0; i < A.rows; ++i)
+      for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+        total += A.coupling[q];
+        if (part[i] != part[A.entries(q)]) dropped += A.coupling[q];
+      }
     report.dropped_coupling = total > 0 ? dropped / total : 0.0;
   }
   report.block_size = A.block_size;
