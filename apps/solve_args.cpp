@@ -23,6 +23,8 @@ const std::string solve_usage =
     "  --subdomain-rows N  --partitioner " +
     names<Partitioner>("|") +
     "\n  --coupling-weights on|off       dd: the graph partitions keep strong couplings inside (on)\n"
+    "  --node-size G                   dd: G consecutive rows (a mesh node's unknowns) kept in one\n"
+    "                                  subdomain; 0 detects G from the pattern (default), 1 none\n"
     "  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
     "                                  (default 0: exact zeros only, as cuSPARSE)\n"
     "  --pivot-boost B                 failing pivots replaced by B x the row's largest entry\n"
@@ -85,6 +87,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.krylov.orthogonalization = parse<GmresOrthogonalization>(value());
     else if (k == "--subdomain-rows")
       a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
+    else if (k == "--node-size")
+      a.options.node_size = ordinal_t(whole(value(), 0, 8, "0 (detect) to 8"));
     else if (k == "--partitioner")
       a.options.partitioner = parse<Partitioner>(value());
     else if (k == "--coupling-weights") {

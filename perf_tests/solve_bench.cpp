@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   std::string json = "solve_results.json";
   bool real = true;
   bool run_dd = true, run_global = true, run_auto = true, run_cusparse = true;
-  int subdomain_rows = 0;
+  int subdomain_rows = 0, node_size = 0;
   Partitioner partitioner = Partitioner::automatic;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
       real = false;
     else if (k == "--subdomain-rows" && i + 1 < argc)
       subdomain_rows = std::atoi(argv[++i]);  // PreconditionerOptions::subdomain_rows
+    else if (k == "--node-size" && i + 1 < argc)
+      node_size = std::atoi(argv[++i]);  // PreconditionerOptions::node_size
     else if (k == "--partitioner" && i + 1 < argc)
       partitioner = parse<Partitioner>(argv[++i]);  // PreconditionerOptions::partitioner
     else if (k == "--quick")
@@ -145,6 +147,7 @@ int main(int argc, char** argv) {
       BicgstabWorkspace<double, Device> ws;
       PreconditionerOptions options;
       options.subdomain_rows = subdomain_rows;
+      options.node_size = node_size;
       options.partitioner = partitioner;
       if (p.grid[0] > 0) options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
       // A solve in the preconditioner's numbering (dd: the reordered system).
@@ -169,7 +172,9 @@ int main(int argc, char** argv) {
                              .set("reorder_s", rep.seconds_reorder)
                              .set("analysis_s", rep.seconds_analysis)
                              .set("factorization_s", rep.seconds_factorization)
-                             .set("subdomains", (long long)rep.subdomains);
+                             .set("subdomains", (long long)rep.subdomains)
+                             .set("node_size", (long long)rep.node_size)
+                             .set("dropped_coupling", rep.dropped_coupling);
               std::printf(
                   "  dd setup (last of the timed runs): partition %.4f, reorder %.4f, analysis %.4f, "
                   "factorization %.4f s; %d subdomains\n",

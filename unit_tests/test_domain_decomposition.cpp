@@ -17,6 +17,7 @@
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/io/matrix_market.hpp"
 #include "trellis/partition/detail/adjacency.hpp"
+#include "trellis/partition/node_graph.hpp"
 #include "trellis/partition/subdomain_layout.hpp"
 
 namespace trellis {
@@ -322,6 +323,74 @@ TEST(Partition, ParallelGraphEqualsTheScatteredOne) {
     }
 }
 
+TEST(Partition, NodeSizeIsDetectedFromThePattern) {
+  // A point matrix whose b x b blocks are dense: nodes of b rows, and not
+  // 2b (two neighbouring nodes do not share their neighbours). Below b, the
+  // largest divisor of b: equal parts of a node share its neighbours too.
+  for (int b : {2, 3, 4, 5, 6, 8}) {
+    const HostCsr A = bsr_to_csr(gallery::block_laplace3d(6, 5, 4, b));
+    EXPECT_EQ(detect_node_size(A), b) << "b=" << b;
+    int part = 1;
+    for (int d = 2; d < b; ++d)
+      if (b % d == 0) part = d;
+    EXPECT_EQ(detect_node_size(A, b - 1), part) << "b=" << b << ", largest " << b - 1;
+  }
+  // Scalar matrices: grid points and random rows share few neighbours.
+  EXPECT_EQ(detect_node_size(gallery::laplace2d_5pt(30, 20)), 1);
+  EXPECT_EQ(detect_node_size(gallery::laplace3d_7pt(10, 9, 8)), 1);
+  gallery::RandomOptions o;
+  o.seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(o.seed));
+  EXPECT_EQ(detect_node_size(gallery::random_sparse(600, o)), 1);
+  // Nodes whose middle rows keep only their own node: each row touches 5/7
+  // of its node's neighbours on average, below the 0.95 default, above 0.7.
+  const HostCsr A = bsr_to_csr(gallery::block_laplace3d(10, 10, 10, 3));
+  std::vector<ordinal_t> cols;
+  std::vector<double> vals;
+  HostCsr::row_map_type::non_const_type map("map", size_t(A.num_rows) + 1);
+  for (ordinal_t i = 0; i < A.num_rows; ++i) {
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q)  // row 3k+1 of every node keeps its own node only
+      if (i % 3 != 1 || A.entries(q) / 3 == i / 3) cols.push_back(A.entries(q)), vals.push_back(A.values(q));
+    map(i + 1) = offset_t(cols.size());
+  }
+  HostCsr::index_type::non_const_type col("col", cols.size());
+  HostCsr::values_type val("val", cols.size());
+  for (size_t q = 0; q < cols.size(); ++q) col(q) = cols[q], val(q) = vals[q];
+  const HostCsr thinned(A.num_rows, A.num_cols, map, col, val);
+  EXPECT_EQ(detect_node_size(thinned), 1);
+  EXPECT_EQ(detect_node_size(thinned, 8, 0.7), 3);
+}
+
+TEST(Partition, NodeGraphIsTheBlockPatternWithTheLargestWeights) {
+  const HostBsr blocks = gallery::block_laplace3d(7, 6, 5, 3);
+  const HostCsr A = bsr_to_csr(blocks);
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::vector<double> w(A.entries.extent(0));
+  for (double& x : w) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  const NodeGraph g = node_graph(A, 3, w);
+  ASSERT_EQ(g.graph.num_rows, blocks.num_block_rows);
+  ASSERT_EQ(g.weights.size(), g.graph.entries.extent(0));
+  for (ordinal_t I = 0; I <= blocks.num_block_rows; ++I) ASSERT_EQ(g.graph.row_map(I), blocks.row_map(I));
+  for (size_t q = 0; q < blocks.entries.extent(0); ++q) ASSERT_EQ(g.graph.entries(q), blocks.entries(q));
+  std::vector<double> largest(g.weights.size(), 0.0);
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
+      const ordinal_t I = i / 3, J = A.entries(q) / 3;
+      offset_t at = g.graph.row_map(I);
+      while (g.graph.entries(at) != J) ++at;
+      largest[size_t(at)] = std::max(largest[size_t(at)], w[size_t(q)]);
+    }
+  EXPECT_EQ(g.weights, largest);
+  EXPECT_TRUE(node_graph(A, 3).weights.empty());
+  EXPECT_THROW(node_graph(A, 4), InputError);  // 630 rows
+  EXPECT_THROW(node_graph(A, 3, std::vector<double>(5, 1.0)), StructureError);
+  const Partition rows = rows_of_nodes(contiguous_partition(g.graph.num_rows, 40), 3);
+  ASSERT_EQ(rows.part.size(), size_t(A.num_rows));
+  for (ordinal_t i = 0; i < A.num_rows; ++i) ASSERT_EQ(rows.part[i], i / 3 / 40);
+}
+
 TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(geometric_partition({4, 4, 0}, {2, 2, 2}), InputError);
   EXPECT_THROW(contiguous_partition(10, 0), InputError);
@@ -472,6 +541,38 @@ TYPED_TEST(DomainDecomposition, BlockLaplacianGeometricAndMetis) {
   const DomainDecompositionIlu<double, TypeParam> grown(A, regions);
   EXPECT_GT(grown.report().dropped_coupling, 0.0);
   EXPECT_LT(grown.report().dropped_coupling, 0.5);
+}
+
+TYPED_TEST(DomainDecomposition, GraphPartitionsKeepNodesWhole) {
+  // The block Laplacian given as a point matrix: its nodes of 3 rows are
+  // detected and stay whole under every graph partitioner; node_size = 1
+  // partitions rows.
+  const HostBsr A = csr_to_bsr(bsr_to_csr(gallery::block_laplace3d(10, 9, 8, 3)), 1);
+  std::vector<Partitioner> partitioners{Partitioner::automatic, Partitioner::slabs, Partitioner::regions};
+  if (have_metis()) partitioners.push_back(Partitioner::metis);
+  for (const Partitioner p : partitioners) {
+    DdOptions opt;
+    opt.partitioner = p;
+    opt.subdomain_rows = 100;
+    const std::string what = to_string(p);
+    expect_all_variants_match<TypeParam>(A, opt, what + ", nodes detected");
+    const DomainDecompositionIlu<double, TypeParam> dd(A, opt);
+    EXPECT_EQ(dd.report().node_size, 3) << what;
+    EXPECT_NE(dd.report().partitioner.find("nodes of 3 rows"), std::string::npos) << dd.report().partitioner;
+    EXPECT_LE(dd.report().largest_subdomain, 99) << what;
+    const auto& layout = dd.layout();
+    std::vector<ordinal_t> sub_of(size_t(A.num_block_rows));
+    for (ordinal_t s = 0; s < layout.num_subdomains(); ++s)
+      for (ordinal_t r = layout.sub_start[s]; r < layout.sub_start[s + 1]; ++r) sub_of[layout.new_to_old[r]] = s;
+    for (ordinal_t i = 0; i < A.num_block_rows; ++i) ASSERT_EQ(sub_of[i], sub_of[i / 3 * 3]) << what << ", row " << i;
+    opt.node_size = 1;
+    EXPECT_EQ((DomainDecompositionIlu<double, TypeParam>(A, opt).report().node_size), 1) << what;
+    opt.node_size = 7;  // 2160 rows
+    EXPECT_THROW((DomainDecompositionIlu<double, TypeParam>(A, opt)), InputError) << what;
+    opt.node_size = 3;
+    opt.subdomain_rows = 2;
+    EXPECT_THROW((DomainDecompositionIlu<double, TypeParam>(A, opt)), InputError) << what;
+  }
 }
 
 TYPED_TEST(DomainDecomposition, LayeredCoefficientAndDefaults) {

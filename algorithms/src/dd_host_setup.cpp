@@ -6,6 +6,7 @@
 #include "trellis/core/errors.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/dd/detail/host_setup.hpp"
+#include "trellis/partition/node_graph.hpp"
 
 namespace trellis {
 
@@ -52,6 +53,39 @@ Partitioner chosen_partitioner(const DdOptions& opt) {
   return opt.grid[0] > 0 ? Partitioner::geometric : Partitioner::automatic;
 }
 
+/// Rows of a node kept in one subdomain: the options' node size, else the
+/// one the pattern shows (detect_node_size), 1 for none. A node must divide
+/// the rows and fit in a subdomain.
+ordinal_t chosen_node_size(const HostCsr& graph, const DdOptions& opt, ordinal_t rows) {
+  if (opt.node_size == 1) return 1;
+  if (opt.node_size > 1) {
+    if (graph.num_rows % opt.node_size != 0)
+      throw InputError("domain-decomposition ILU0: node size " + std::to_string(opt.node_size) +
+                       " does not divide the " + std::to_string(graph.num_rows) +
+                       " block rows (DdOptions::node_size; 1 turns nodes off, 0 detects them)");
+    if (opt.node_size > rows)
+      throw InputError("domain-decomposition ILU0: nodes of " + std::to_string(opt.node_size) +
+                       " block rows do not fit in subdomains of " + std::to_string(rows));
+    return opt.node_size;
+  }
+  return detect_node_size(graph, std::min<ordinal_t>(rows, DdOptions::largest_detected_node));
+}
+
+/// A graph partitioner's partition of `graph` into parts of `rows` rows.
+Partition graph_partition(Partitioner p, const HostCsr& graph, const std::vector<double>& weights, ordinal_t rows,
+                          DdReport& report) {
+  if (p == Partitioner::metis) return metis_partition(graph, rows, weights);
+  if (p == Partitioner::slabs) return slab_partition(graph, rows);
+  if (p == Partitioner::regions) return region_partition(graph, rows, weights);
+  AutomaticPartition chosen = slabs_or_regions(graph, rows, weights);
+  char why[160];
+  std::snprintf(why, sizeof why, " (auto: slabs drop %.3g, regions %.3g of the %s; slabs up to %.2gx)",
+                chosen.slabs_dropped, chosen.regions_dropped, weights.empty() ? "entries" : "coupling weight",
+                AutomaticPartition::slabs_drop_max);
+  report.partitioner = std::string(chosen.chose_regions ? "regions" : "slabs") + why;
+  return std::move(chosen.partition);
+}
+
 /// The partition the options choose, as rows grouped by subdomain.
 SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordinal_t rows, DdReport& report) {
   const Partitioner p = chosen_partitioner(opt);
@@ -85,16 +119,14 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
         return group_rows_by_part(contiguous_partition(A.rows, rows));
       }
       const HostCsr graph = block_graph(A);
-      if (p == Partitioner::metis) return group_rows_by_part(metis_partition(graph, rows, A.coupling));
-      if (p == Partitioner::slabs) return group_rows_by_part(slab_partition(graph, rows));
-      if (p == Partitioner::regions) return group_rows_by_part(region_partition(graph, rows, A.coupling));
-      const AutomaticPartition chosen = slabs_or_regions(graph, rows, A.coupling);
-      char why[160];
-      std::snprintf(why, sizeof why, " (auto: slabs drop %.3g, regions %.3g of the %s; slabs up to %.2gx)",
-                    chosen.slabs_dropped, chosen.regions_dropped, A.coupling.empty() ? "entries" : "coupling weight",
-                    AutomaticPartition::slabs_drop_max);
-      report.partitioner = std::string(chosen.chose_regions ? "regions" : "slabs") + why;
-      return group_rows_by_part(chosen.partition);
+      const ordinal_t g = chosen_node_size(graph, opt, rows);
+      report.node_size = g;
+      if (g == 1) return group_rows_by_part(graph_partition(p, graph, A.coupling, rows, report));
+      // The graph of nodes, partitioned; every row goes with its node.
+      const NodeGraph nodes = node_graph(graph, g, A.coupling);
+      const Partition by_node = graph_partition(p, nodes.graph, nodes.weights, rows / g, report);
+      report.partitioner += ", nodes of " + std::to_string(g) + " rows kept whole";
+      return group_rows_by_part(rows_of_nodes(by_node, g));
     }
     default: return group_rows_by_part(contiguous_partition(A.rows, rows));
   }

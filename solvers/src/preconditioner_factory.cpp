@@ -83,6 +83,7 @@ struct PreconditionerFactory {
         opt.partitioner = o.partitioner;
         opt.grid = o.grid;
         opt.subdomain_rows = o.subdomain_rows;
+        opt.node_size = o.node_size;
         opt.coupling_weights = o.coupling_weights;
         opt.pivots = o.pivots;
         opt.apply = read.apply;  // unset: the backend's default

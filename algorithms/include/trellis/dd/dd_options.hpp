@@ -18,6 +18,14 @@ struct DdOptions {
   /// team scratch, at most 2048 (the paper's size). A size that does not fit
   /// is replaced by the largest that does, and the report says so.
   ordinal_t subdomain_rows = 0;
+  /// Block rows of a mesh node (the interleaved unknowns of one grid point)
+  /// that the graph partitions keep in one subdomain: 0 detects it from the
+  /// pattern (detect_node_size: 2..largest_detected_node consecutive rows
+  /// that share their neighbours), 1 keeps no nodes, g > 1 says it. Cutting
+  /// a node cuts its strongest couplings (node_graph.hpp says how much that
+  /// costs in iterations).
+  ordinal_t node_size = 0;
+  static constexpr ordinal_t largest_detected_node = 8;
   ilu::PivotOptions pivots;
   /// The graph partitions (METIS, regions, and the automatic choice between
   /// slabs and regions) weight each edge by its coupling strength ||A_ij|| /
@@ -46,6 +54,7 @@ struct DdReport {
   offset_t blocks = 0, blocks_dropped = 0;
   ordinal_t lower_levels_max = 0, upper_levels_max = 0;
   ordinal_t boosted_pivots = 0;
+  ordinal_t node_size = 1;  // block rows kept together by the graph partition (1: none)
   double seconds_partition = 0, seconds_reorder = 0, seconds_analysis = 0, seconds_factorization = 0;
   /// With coupling weights (METIS): the fraction of the off-diagonal
   /// coupling weight (sum of coupling strengths) the partition drops; -1
