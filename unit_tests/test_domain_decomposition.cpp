@@ -13,6 +13,7 @@
 #include "domain_decomposition.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/core/shared_workspace.hpp"
+#include "trellis/dd/detail/host_setup.hpp"
 #include "trellis/dd/domain_decomposition_ilu.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/io/matrix_market.hpp"
@@ -404,6 +405,24 @@ TEST(Partition, BadInputIsNamed) {
   EXPECT_THROW(group_rows_by_part(p), InputError);
 }
 
+TEST(SubdomainSize, AutomaticSizeAimsAtTheSubdomainsWanted) {
+  using dd::detail::subdomain_rows;
+  const DdOptions automatic;
+  // No wish (CPUs): the paper's 2048, or what fits.
+  EXPECT_EQ(subdomain_rows(automatic, 100000, {5120, 0}), 2048);
+  EXPECT_EQ(subdomain_rows(automatic, 100000, {1706, 0}), 1706);
+  // 264 wanted (an H200): n / 264 rows, between 96 and 2048.
+  EXPECT_EQ(subdomain_rows(automatic, 26481, {5120, 264}), 101);
+  EXPECT_EQ(subdomain_rows(automatic, 3000, {5120, 264}), 96);
+  EXPECT_EQ(subdomain_rows(automatic, 2000000, {5120, 264}), 2048);
+  EXPECT_EQ(subdomain_rows(automatic, 300000, {1706, 264}), 1137);
+  // A size given is kept, up to what fits.
+  DdOptions given;
+  given.subdomain_rows = 500;
+  EXPECT_EQ(subdomain_rows(given, 26481, {5120, 264}), 500);
+  EXPECT_EQ(subdomain_rows(given, 26481, {300, 264}), 300);
+}
+
 TEST(SubdomainLayout, ReorderMapsEveryBlockAndDropCountsWhatLeaves) {
   const HostBsr A = gallery::block_laplace3d(5, 4, 3, 2);
   const SubdomainLayout layout = group_rows_by_part(geometric_partition({5, 4, 3}, {2, 2, 3}));
@@ -573,6 +592,21 @@ TYPED_TEST(DomainDecomposition, GraphPartitionsKeepNodesWhole) {
     opt.subdomain_rows = 2;
     EXPECT_THROW((DomainDecompositionIlu<double, TypeParam>(A, opt)), InputError) << what;
   }
+}
+
+TYPED_TEST(DomainDecomposition, AutomaticSizeIsReported) {
+  const HostBsr A = csr_to_bsr(gallery::layered_diffusion3d(30, 30, 20, 4.0, test::fresh_seed()), 1);
+  const DomainDecompositionIlu<double, TypeParam> dd(A);
+  const DdReport& rep = dd.report();
+  const auto bounds = DomainDecompositionIlu<double, TypeParam>::bounds(1);
+  EXPECT_EQ(rep.subdomains_wanted, bounds.subdomains_wanted);
+  EXPECT_EQ(rep.subdomain_rows, dd::detail::subdomain_rows(DdOptions{}, A.num_block_rows, bounds));
+  EXPECT_LE(rep.largest_subdomain, rep.subdomain_rows);
+  if (bounds.subdomains_wanted > 0)  // a GPU: smaller subdomains, more of them
+    EXPECT_GE(rep.subdomains, std::min<ordinal_t>(bounds.subdomains_wanted, A.num_block_rows / 96));
+  else
+    EXPECT_EQ(rep.subdomain_rows, std::min<ordinal_t>(2048, rep.rows_that_fit));
+  EXPECT_NE(rep.describe().find("asked " + std::to_string(rep.subdomain_rows)), std::string::npos) << rep.describe();
 }
 
 TYPED_TEST(DomainDecomposition, LayeredCoefficientAndDefaults) {

@@ -13,8 +13,9 @@ namespace trellis {
 std::string DdReport::describe() const {
   std::ostringstream o;
   o << "partition: " << partitioner << ", " << subdomains << " subdomains of " << smallest_subdomain << ".."
-    << largest_subdomain << " block rows (b=" << block_size << "; " << rows_that_fit << " fit in " << scratch_bytes_max
-    << " B of team scratch)\n"
+    << largest_subdomain << " block rows (b=" << block_size << "; asked " << subdomain_rows;
+  if (subdomains_wanted > 0) o << ", automatic: at least " << subdomains_wanted << " subdomains";
+  o << "; " << rows_that_fit << " fit in " << scratch_bytes_max << " B of team scratch)\n"
     << "dropped: " << blocks_dropped << " of " << blocks << " blocks (" << 100.0 * dropped_fraction()
     << "%); levels per subdomain: lower " << lower_levels_max << ", upper " << upper_levels_max << "\n"
     << "setup s: partition " << seconds_partition << ", reorder " << seconds_reorder << ", analysis "
@@ -39,12 +40,6 @@ HostCsr block_graph(const BlockPattern& A) {
 }
 
 ordinal_t ceil_div(ordinal_t a, ordinal_t b) { return (std::max<ordinal_t>(a, 1) + b - 1) / b; }
-
-/// Rows per subdomain: the options' or the largest that fits, at most 2048.
-ordinal_t subdomain_rows(const DdOptions& opt, ordinal_t rows_that_fit) {
-  const ordinal_t rows = opt.subdomain_rows > 0 ? opt.subdomain_rows : std::min<ordinal_t>(rows_that_fit, 2048);
-  return std::min(rows, rows_that_fit);
-}
 
 /// The partitioner: automatic is geometric when the grid is known, else it
 /// stays automatic (slabs_or_regions decides from the graph).
@@ -134,24 +129,35 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
 
 }  // namespace
 
-bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
-  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
+ordinal_t subdomain_rows(const DdOptions& opt, ordinal_t block_rows, SubdomainBounds bounds) {
+  if (opt.subdomain_rows > 0) return std::min(opt.subdomain_rows, bounds.rows_that_fit);
+  ordinal_t rows = std::min(bounds.rows_that_fit, DdOptions::largest_automatic_rows);
+  if (bounds.subdomains_wanted > 0)
+    rows = std::min(rows, std::max(DdOptions::smallest_automatic_rows, ceil_div(block_rows, bounds.subdomains_wanted)));
+  return rows;
+}
+
+bool partition_reads_pattern(const DdOptions& options, ordinal_t block_rows, SubdomainBounds bounds) {
+  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, block_rows, bounds));
   const Partitioner p = chosen_partitioner(options);
   return parts > 1 && p != Partitioner::geometric && p != Partitioner::contiguous;
 }
 
-bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, ordinal_t rows_that_fit) {
-  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, rows_that_fit));
+bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, SubdomainBounds bounds) {
+  const ordinal_t parts = ceil_div(block_rows, subdomain_rows(options, block_rows, bounds));
   const Partitioner p = chosen_partitioner(options);
   return options.coupling_weights && parts > 1 &&
          (p == Partitioner::metis || p == Partitioner::regions || p == Partitioner::automatic);
 }
 
-SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, ordinal_t rows_that_fit,
+SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, SubdomainBounds bounds,
                                 DdReport& report) {
+  const ordinal_t rows_that_fit = bounds.rows_that_fit;
   if (A.rows != A.cols) throw StructureError("domain-decomposition ILU0: matrix is not square");
   if (A.rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
-  const ordinal_t rows = subdomain_rows(opt, rows_that_fit);
+  const ordinal_t rows = subdomain_rows(opt, A.rows, bounds);
+  report.subdomain_rows = rows;
+  report.subdomains_wanted = opt.subdomain_rows > 0 ? 0 : bounds.subdomains_wanted;
   if (opt.subdomain_rows > rows_that_fit)
     report.note += "requested " + std::to_string(opt.subdomain_rows) +
                    " block rows per subdomain do not fit "

@@ -138,9 +138,9 @@ class DomainDecompositionIlu {
     check_canonical(A, "domain-decomposition ILU0");
     const auto t0 = now();
     dd::detail::BlockPattern pattern{A.block_size, A.num_block_rows, A.num_block_cols, {}, {}};
-    if (dd::detail::partition_reads_pattern(
-            options_, A.num_block_rows,
-            rows_that_fit(A.block_size))) {  // a graph partitioner; the geometric one needs sizes only
+    if (dd::detail::partition_reads_pattern(options_, A.num_block_rows,
+                                            bounds(A.block_size))) {  // a graph partitioner; the geometric one
+                                                                      // needs sizes only
       typename HostBsr::index_type::non_const_type entries(
           Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_entries"), A.entries.extent(0));
       typename HostBsr::row_map_type::non_const_type row_map(
@@ -150,7 +150,7 @@ class DomainDecompositionIlu {
       space.fence();  // the partitioner reads them
       pattern.entries = entries;
       pattern.row_map = row_map;
-      if (dd::detail::partition_reads_weights(options_, A.num_block_rows, rows_that_fit(A.block_size))) {
+      if (dd::detail::partition_reads_weights(options_, A.num_block_rows, bounds(A.block_size))) {
         typename HostBsr::values_type values(Kokkos::ViewAllocateWithoutInitializing("trellis::dd::host_values"),
                                              A.values.extent(0));
         Kokkos::deep_copy(space, values, A.values);
@@ -193,6 +193,11 @@ class DomainDecompositionIlu {
   /// team scratch this backend offers.
   static ordinal_t rows_that_fit(int b) {
     return ordinal_t(trellis::TeamPolicy<exec>::scratch_size_max(0) / (size_t(b) * sizeof(Scalar)));
+  }
+  /// The team scratch limit and the subdomains the automatic size aims at
+  /// on this backend (DdOptions::subdomain_rows).
+  static dd::detail::SubdomainBounds bounds(int b) {
+    return {rows_that_fit(b), ordinal_t(execution_space().concurrency() / DdOptions::threads_per_subdomain)};
   }
 
   const DdReport& report() const { return report_; }
@@ -267,7 +272,7 @@ class DomainDecompositionIlu {
     SetupRegion& operator=(const SetupRegion&) = delete;
   };
   dd::detail::BlockPattern pattern_of(const HostBsr& A) const {
-    const bool weights = dd::detail::partition_reads_weights(options_, A.num_block_rows, rows_that_fit(A.block_size));
+    const bool weights = dd::detail::partition_reads_weights(options_, A.num_block_rows, bounds(A.block_size));
     return {A.block_size, A.num_block_rows, A.num_block_cols,
             A.row_map,    A.entries,        weights ? coupling_strengths(A) : std::vector<double>()};
   }
@@ -492,7 +497,7 @@ void DomainDecompositionIlu<Scalar, Device>::setup(const execution_space& space,
       throw StructureError("domain-decomposition ILU0: block row " + std::to_string(missing) +
                            " has no diagonal block");
   }
-  layout_ = dd::detail::plan_subdomains(pattern, options_, report_.rows_that_fit, report_);
+  layout_ = dd::detail::plan_subdomains(pattern, options_, bounds(b), report_);
   report_.blocks = A.nnz_blocks();
 
   // Every array below, kept or temporary, comes from one arena: a few
