@@ -5,10 +5,15 @@
 // whole. Host threads: the host execution space's (OMP_NUM_THREADS).
 //
 //   partition_bench [--rows R] [--json FILE] [PROBLEM ...]
+//   partition_bench --sizes R1,R2,... [PROBLEM ...]
 //   (a PROBLEM as solve_bench takes it; none: the manifests under
 //   TRELLIS_MATRICES). Exits 1 when the two graphs differ anywhere.
+// --sizes prints, for each subdomain size, the coupling weight slabs and
+// regions drop (fractions of the whole) and which one the automatic
+// partition keeps: what a subdomain-size rule can read (issue 16, item 6).
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,36 @@ bool same_graph(const detail::Adjacency& a, const detail::Adjacency& b) {
   return a.ptr == b.ptr && a.adj == b.adj && a.strength == b.strength && a.links == b.links;
 }
 
+/// For each problem and size: parts, then the fractions of the coupling
+/// weight slabs and regions drop, '*' on the one the automatic partition keeps.
+int dropped_by_size(const std::vector<std::string>& problems, const std::vector<std::string>& sizes) {
+  std::printf("%-44s %8s", "matrix (parts: slabs / regions dropped %)", "rows");
+  for (const auto& r : sizes) std::printf(" %22s", r.c_str());
+  std::printf("\n");
+  for (const auto& path : problems) {
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    try {
+      const HostCsr A = gallery::load_problem(path).matrix;
+      if (!A.is_square()) continue;
+      const std::vector<double> w = coupling_strengths(csr_to_bsr(A, 1));
+      const double total = std::accumulate(w.begin(), w.end(), 0.0);  // 0 on the diagonal
+      std::printf("%-44s %8d", name.substr(0, 44).c_str(), A.num_rows);
+      for (const auto& r : sizes) {
+        const ordinal_t rows = ordinal_t(std::atoi(r.c_str()));
+        const AutomaticPartition p = slabs_or_regions(A, rows, w);
+        const double s = 100 * p.slabs_dropped / total, g = 100 * p.regions_dropped / total;
+        std::printf(" %4d:%6.2f%s/%6.2f%s", p.partition.num_parts, s, p.chose_regions ? " " : "*", g,
+                    p.chose_regions ? "*" : " ");
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+    } catch (const std::exception& e) {
+      std::printf("%-44s failed: %s\n", name.c_str(), e.what());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,12 +67,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> problems;
   std::string json;
   ordinal_t rows = 2048;  // DD's default subdomain size where team scratch allows it
+  std::vector<std::string> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--json" && i + 1 < argc)
       json = argv[++i];
     else if (k == "--rows" && i + 1 < argc)
       rows = std::atoi(argv[++i]);
+    else if (k == "--sizes" && i + 1 < argc)
+      sizes = bench::split_list(argv[++i]);
     else if (!k.empty() && k[0] != '-')
       problems.push_back(k);
     else
@@ -48,6 +86,7 @@ int main(int argc, char** argv) {
     for (const auto& p : bench::manifest_matrices(dir ? dir : "")) problems.push_back(p);
     for (const auto& p : bench::training_matrices(dir ? dir : "")) problems.push_back(p);
   }
+  if (!sizes.empty()) return dropped_by_size(problems, sizes);
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   std::printf("host threads %d, %d rows per subdomain; medians in ms\n", threads, rows);
   std::printf("%-44s %8s %9s %8s %8s %8s %8s %8s\n", "matrix", "rows", "nnz", "weights", "scatter", "parallel", "auto",

@@ -150,8 +150,7 @@ bool partition_reads_weights(const DdOptions& options, ordinal_t block_rows, Sub
          (p == Partitioner::metis || p == Partitioner::regions || p == Partitioner::automatic);
 }
 
-SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, SubdomainBounds bounds,
-                                DdReport& report) {
+SubdomainLayout plan_subdomains(const BlockPattern& A, const DdOptions& opt, SubdomainBounds bounds, DdReport& report) {
   const ordinal_t rows_that_fit = bounds.rows_that_fit;
   if (A.rows != A.cols) throw StructureError("domain-decomposition ILU0: matrix is not square");
   if (A.rows < 1) throw StructureError("domain-decomposition ILU0: empty matrix");
