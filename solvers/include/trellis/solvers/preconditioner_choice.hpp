@@ -12,8 +12,8 @@
 //   2. else dd when the global factors are deep for their size, fewer than
 //      AutoRule::dd_below_nonzeros_per_level nonzeros per level of L and U;
 //   3. else ilu0.
-// Each keeps its own defaults (dd: the backend's application and the largest
-// subdomains team scratch holds; ilu0: its triangular-solve auto).
+// Each keeps its own defaults (dd: the backend's application and its
+// automatic subdomain size; ilu0: its triangular-solve auto).
 #include <string>
 
 #include "trellis/core/csr_matrix.hpp"

@@ -61,7 +61,7 @@ struct PreconditionerOptions {
   // dd only (DdOptions says more):
   Partitioner partitioner = Partitioner::automatic;
   GridDims grid{0, 0, 0};        // the (block-row) grid of a structured problem: dd's geometric cuts, structilu
-  ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = the largest that fits in team scratch
+  ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = automatic (DdOptions::subdomain_rows)
   ordinal_t node_size = 0;       // block rows of a mesh node kept whole; 0 detects, 1 none (DdOptions::node_size)
   bool coupling_weights = true;  // METIS edges weighted by coupling strength (DdOptions::coupling_weights)
 };
