@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -360,6 +361,35 @@ TEST(Partition, NodeSizeIsDetectedFromThePattern) {
   const HostCsr thinned(A.num_rows, A.num_cols, map, col, val);
   EXPECT_EQ(detect_node_size(thinned), 1);
   EXPECT_EQ(detect_node_size(thinned, 8, 0.7), 3);
+}
+
+TEST(Partition, NodesOfRealMatrices) {
+  // training/MANIFEST.tsv: dg_transport2d's discontinuous elements are dense
+  // 3 x 3 blocks (each row touches all its node's neighbours); sherman5's
+  // three unknowns per cell share 88% of them, under the default 0.95; the
+  // small matrices of the manifest are scalar.
+  const auto list = test::real_matrices();
+  TRELLIS_REQUIRE_REAL_MATRICES(list);
+  for (const auto& m : list)
+    if (m.rows == m.cols) EXPECT_EQ(detect_node_size(io::read_matrix_market(m.path)), 1) << m.file;
+  const std::string training = test::matrices_dir() + "/training/";
+  if (!TRELLIS_ENABLE_ZLIB || !std::ifstream(training + "ff_dg_transport2d.mtx.gz"))
+    GTEST_SKIP() << "no gzip reader or no " << training << "ff_dg_transport2d.mtx.gz";
+  const HostCsr dg = io::read_matrix_market(training + "ff_dg_transport2d.mtx.gz");
+  EXPECT_EQ(detect_node_size(dg), 3);
+  const HostCsr sherman = io::read_matrix_market(training + "debian_trilinos_sherman5.mtx.gz");
+  EXPECT_EQ(detect_node_size(sherman), 1);
+  EXPECT_EQ(detect_node_size(sherman, 8, 0.85), 3);
+  // DD's own detection on it: every element in one subdomain.
+  DdOptions opt;
+  opt.subdomain_rows = 300;
+  const DomainDecompositionIlu<double, test::DeviceOf<Kokkos::Serial>> dd(csr_to_bsr(dg, 1), opt);
+  EXPECT_EQ(dd.report().node_size, 3);
+  std::vector<ordinal_t> sub_of(size_t(dg.num_rows));
+  for (ordinal_t s = 0; s < dd.layout().num_subdomains(); ++s)
+    for (ordinal_t r = dd.layout().sub_start[s]; r < dd.layout().sub_start[s + 1]; ++r)
+      sub_of[dd.layout().new_to_old[r]] = s;
+  for (ordinal_t i = 0; i < dg.num_rows; ++i) ASSERT_EQ(sub_of[i], sub_of[i / 3 * 3]) << "row " << i;
 }
 
 TEST(Partition, NodeGraphIsTheBlockPatternWithTheLargestWeights) {
