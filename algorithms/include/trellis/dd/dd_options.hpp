@@ -17,18 +17,18 @@ struct DdOptions {
   /// Rows (block rows) per subdomain. 0 = automatic: the paper's 2048 (or
   /// the most whose vector fits in team scratch), made smaller, down to
   /// smallest_automatic_rows, where that leaves fewer subdomains than the
-  /// backend's concurrency / threads_per_subdomain (264 on an H200: two per
-  /// multiprocessor; none asked of CPUs). A subdomain is one team, and one
-  /// team walks its levels one after the other: with fewer subdomains than
-  /// multiprocessors the GPU idles, and smaller ones need only a little
-  /// more iterations once nodes stay whole (node_size). On the H200 this
-  /// made DD's BiCGSTAB time to solution with setup 1.26x faster in
-  /// geometric mean over the 14 real matrices (perf_tests/RESULTS.md).
+  /// backend's concurrency / concurrency_per_subdomain (264 on an H200: two
+  /// per multiprocessor; none asked of CPUs). A subdomain is one team, and
+  /// a team walks its levels one after the other: with fewer subdomains
+  /// than multiprocessors the GPU idles, and smaller ones cost only a few
+  /// more iterations once nodes stay whole (node_size). Read off an H200
+  /// sweep of sizes: 1.26x DD's BiCGSTAB time with setup against 2048 rows
+  /// in geometric mean over the 14 real matrices (perf_tests/RESULTS.md).
   /// A size that does not fit is replaced by the largest that does, and the
   /// report says so.
   ordinal_t subdomain_rows = 0;
   static constexpr ordinal_t largest_automatic_rows = 2048, smallest_automatic_rows = 96;
-  static constexpr int threads_per_subdomain = 1024;
+  static constexpr int concurrency_per_subdomain = 1024;
   /// Block rows of a mesh node (the interleaved unknowns of one grid point)
   /// that the graph partitions keep in one subdomain: 0 detects it from the
   /// pattern (detect_node_size: 2..largest_detected_node consecutive rows

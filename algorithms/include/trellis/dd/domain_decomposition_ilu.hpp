@@ -197,7 +197,7 @@ class DomainDecompositionIlu {
   /// The team scratch limit and the subdomains the automatic size aims at
   /// on this backend (DdOptions::subdomain_rows).
   static dd::detail::SubdomainBounds bounds(int b) {
-    return {rows_that_fit(b), ordinal_t(execution_space().concurrency() / DdOptions::threads_per_subdomain)};
+    return {rows_that_fit(b), ordinal_t(execution_space().concurrency() / DdOptions::concurrency_per_subdomain)};
   }
 
   const DdReport& report() const { return report_; }

@@ -23,7 +23,7 @@ struct BlockPattern {
 struct SubdomainBounds {
   ordinal_t rows_that_fit = 0;  // team scratch limit, in block rows
   /// Subdomains the automatic size aims at least for (DdOptions::subdomain_rows):
-  /// the backend's concurrency / DdOptions::threads_per_subdomain; 0 on CPUs.
+  /// the backend's concurrency / DdOptions::concurrency_per_subdomain; 0 on CPUs.
   ordinal_t subdomains_wanted = 0;
 };
 
