@@ -31,19 +31,32 @@ template <class Device>
 void expect_global_ilu0_matches_reference(const HostCsr& A, const std::string& what) {
   SCOPED_TRACE(what);
   const reference::Ilu0Factors ref = reference::ilu0(A);
+  const auto on_device = to_device<Device>(A);
+  const typename Device::execution_space space;
   if (ref.bad_row >= 0) {
     EXPECT_THROW((GlobalIlu0<double, Device>(A)), PivotError);
+    EXPECT_THROW((GlobalIlu0<double, Device>(space, on_device)), PivotError);
     return;
   }
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Vec r = test::random_vector(size_t(A.num_rows), seed);
   const Vec expected = reference::ilu0_apply(ref, r);
-  for (TrsvAlgorithm a : {TrsvAlgorithm::levelset_csr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc}) {
-    GlobalIlu0<double, Device> ilu(A, {}, a);
+  const auto apply = [&](const GlobalIlu0<double, Device>& ilu) {
     auto z = test::device_vector<Device>(Vec(r.size(), std::numeric_limits<double>::quiet_NaN()));
     ilu.apply(test::device_vector<Device>(r), z);
-    EXPECT_LT(test::relative_error(test::host_vector(z), expected), 1e-11) << to_string(a);
+    return test::host_vector(z);
+  };
+  for (TrsvAlgorithm a : {TrsvAlgorithm::levelset_csr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc}) {
+    const Vec z = apply(GlobalIlu0<double, Device>(A, {}, a));
+    EXPECT_LT(test::relative_error(z, expected), 1e-11) << to_string(a);
+    // From the matrix on the device: the same factors and solves (elmc's
+    // column sums are atomic, in no fixed order).
+    const Vec z_device = apply(GlobalIlu0<double, Device>(space, on_device, {}, a));
+    if (a == TrsvAlgorithm::elmc)
+      EXPECT_LT(test::relative_error(z_device, expected), 1e-11) << to_string(a) << " from the device";
+    else
+      EXPECT_EQ(z_device, z) << to_string(a) << " from the device";
   }
 }
 
@@ -180,6 +193,23 @@ TYPED_TEST(IluPreconditioners, SyncFreeFactorizationEqualsLevelByLevel) {
   for (const auto& m : test::real_matrices())
     if (m.rows == m.cols && m.rows <= (gpu ? 200000 : 5000))
       expect_sync_free_equals_levels<TypeParam>(io::read_matrix_market(m.path), m.file);
+}
+
+TYPED_TEST(IluPreconditioners, GlobalIlu0FromTheDeviceNamesBadInput) {
+  const typename TypeParam::execution_space space;
+  const HostCsr wide = csr_from_triplets(2, 3, {0, 1}, {0, 2}, {1.0, 1.0});
+  EXPECT_HAS(test::error_of<StructureError>(
+                 [&] { const GlobalIlu0<double, TypeParam> ilu(space, to_device<TypeParam>(wide)); }),
+             "not square");
+  const HostCsr empty = csr_from_triplets(0, 0, {}, {}, {});
+  EXPECT_HAS(test::error_of<StructureError>(
+                 [&] { const GlobalIlu0<double, TypeParam> ilu(space, to_device<TypeParam>(empty)); }),
+             "empty matrix");
+  HostCsr unsorted = gallery::laplace2d_5pt(4, 4);
+  std::swap(unsorted.entries(unsorted.row_map(5)), unsorted.entries(unsorted.row_map(5) + 2));
+  EXPECT_HAS(test::error_of<StructureError>(
+                 [&] { const GlobalIlu0<double, TypeParam> ilu(space, to_device<TypeParam>(unsorted)); }),
+             "ILU0");
 }
 
 TYPED_TEST(IluPreconditioners, GlobalIlu0NamesTheZeroPivotRow) {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "trellis/core/errors.hpp"
+#include "trellis/core/stopwatch.hpp"
 #include "trellis/solvers/detail/preconditioner_spec.hpp"
 #include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioners/domain_decomposition.hpp"
@@ -28,9 +29,10 @@ struct PreconditionerFactory {
                                    const PreconditionerOptions& o) {
     const detail::PreconditionerSpec read = detail::read_preconditioner_spec(spec);
     if (read.kind == PreconditionerKind::automatic) {
+      const ProfilingRegion region("trellis::auto::setup");
       const PreconditionerChoice choice = [&] {
         const TrustedInput trusted;  // make_preconditioner checked A
-        return choose_preconditioner(A, o);
+        return blocks ? choose_preconditioner(A, *blocks, o) : choose_preconditioner(A, o);
       }();
       BuiltPreconditioner out = build(to_string(choice.kind), A, blocks, o);
       out.auto_reason = choice.reason;
@@ -56,7 +58,16 @@ struct PreconditionerFactory {
             out.kind == PreconditionerKind::gs ? SweepDirection::forward : SweepDirection::symmetric, algorithm);
         break;
       case PreconditionerKind::ilu0: {
-        auto ilu = std::make_shared<GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
+        // From the application's device matrix where it is the point matrix
+        // (no copy), else from A.
+        const bool point_blocks = blocks && blocks->block_size == 1 && blocks->num_block_rows == A.num_rows &&
+                                  blocks->nnz_blocks() == A.nnz();
+        auto ilu = point_blocks ? std::make_shared<GlobalIlu0<double, Device>>(
+                                      Device::execution_space(),
+                                      CsrMatrix<double, Device>(blocks->num_block_rows, blocks->num_block_cols,
+                                                                blocks->row_map, blocks->entries, blocks->values),
+                                      o.pivots, algorithm)
+                                : std::make_shared<GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
         out.global_ilu0_ = ilu;
         out.analysis_seconds = ilu->analysis_seconds();
         out.factorization_seconds = ilu->factorization_seconds();

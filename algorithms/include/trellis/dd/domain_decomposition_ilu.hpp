@@ -263,13 +263,9 @@ class DomainDecompositionIlu {
 
  private:
   using Work = dd::detail::ApplyWork<Scalar, Device>;
-  /// The setup as one Kokkos Tools profiling region, "trellis::dd::setup"
-  /// (perf_tests/tools/event_trace lists what runs inside it).
-  struct SetupRegion {
-    SetupRegion() { Kokkos::Profiling::pushRegion("trellis::dd::setup"); }
-    ~SetupRegion() { Kokkos::Profiling::popRegion(); }
-    SetupRegion(const SetupRegion&) = delete;
-    SetupRegion& operator=(const SetupRegion&) = delete;
+  /// The setup as one Kokkos Tools profiling region, "trellis::dd::setup".
+  struct SetupRegion : ProfilingRegion {
+    SetupRegion() : ProfilingRegion("trellis::dd::setup") {}
   };
   dd::detail::BlockPattern pattern_of(const HostBsr& A) const {
     const bool weights = dd::detail::partition_reads_weights(options_, A.num_block_rows, bounds(A.block_size));

@@ -97,6 +97,18 @@ class GlobalIlu0 {
              TrsvAlgorithm algorithm = TrsvAlgorithm::automatic);
   GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic)
       : GlobalIlu0(execution_space(), A, pivots, algorithm) {}
+  /// From a matrix already on the device (as an application keeps it for
+  /// its SpMV): nothing is copied; A's arrays are read during the setup and
+  /// its pattern is kept for numeric()'s check (A must not be changed in
+  /// place: pass new values to numeric()). Checked on the device.
+  template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
+  GlobalIlu0(const execution_space& space, const CsrMatrix<Scalar, D>& A, ilu::PivotOptions pivots = {},
+             TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
+    const ProfilingRegion region("trellis::ilu0::setup");
+    check_square(A.num_rows, A.num_cols);
+    check_canonical(A, "ILU0");
+    setup(space, as_point_bsr(A), pivots, algorithm);
+  }
 
   /// New values for the pattern given at construction, from the device or
   /// the host (copied to a device matrix kept for the next call), factored
@@ -147,6 +159,13 @@ class GlobalIlu0 {
   bool staged_rows() const { return staged_rows_; }
 
  private:
+  static void check_square(ordinal_t rows, ordinal_t cols) {
+    if (rows != cols) throw StructureError("ILU0: matrix is not square");
+    if (rows < 1) throw StructureError("ILU0: empty matrix");
+  }
+  /// The setup from A on the device (checked): A's pattern is kept.
+  void setup(const execution_space& space, const BsrMatrix<Scalar, Device>& A, ilu::PivotOptions pivots,
+             TrsvAlgorithm algorithm);
   void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
   /// Factors the split values (L_val, U_val, diag_); PivotError on a failed pivot.
   void factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
@@ -180,17 +199,25 @@ class GlobalIlu0 {
 template <class Scalar, class Device>
 GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostCsr& A, ilu::PivotOptions pivots,
                                        TrsvAlgorithm algorithm) {
-  if (A.num_rows != A.num_cols) throw StructureError("ILU0: matrix is not square");
-  if (A.num_rows < 1) throw StructureError("ILU0: empty matrix");
-  check_canonical(A, "ILU0");
+  const ProfilingRegion region("trellis::ilu0::setup");
+  check_square(A.num_rows, A.num_cols);
+  check_canonical(A, "ILU0");  // on the host, before the copy
+  const TrustedInput trusted;
+  setup(space, copy_to<Device>(as_point_bsr(A)), pivots, algorithm);
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::setup(const execution_space& space, const BsrMatrix<Scalar, Device>& A,
+                                       ilu::PivotOptions pivots, TrsvAlgorithm algorithm) {
   // The whole matrix as one part (nothing dropped), split on the device.
+  const ordinal_t n = A.num_block_rows;
   pivots_ = pivots;
   ilu::BlockFactors<Scalar, Device> f;
   ViewArena<Device> arena;
-  pattern_ = copy_to<Device>(as_point_bsr(A));  // one copy, to the device
+  pattern_ = A;
   diag_ = ilu::split_whole(space, pattern_, f, arena).diag;
-  const CsrMatrix<Scalar, Device> L(A.num_rows, A.num_rows, f.L_map, f.L_col, f.L_val);
-  const CsrMatrix<Scalar, Device> U(A.num_rows, A.num_rows, f.U_map, f.U_col, f.U_val);
+  const CsrMatrix<Scalar, Device> L(n, n, f.L_map, f.L_col, f.L_val);
+  const CsrMatrix<Scalar, Device> U(n, n, f.U_map, f.U_col, f.U_val);
   auto t0 = now();
   {
     const TrustedInput trusted;  // L and U were split from the checked A here
@@ -202,10 +229,10 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   levels_ = lower_->levels();  // L's levels order the factorization too: one analysis of L, not two
   space.fence();
   analysis_seconds_ = seconds_since(t0);
-  pivot_status_ = ilu::detail::make_pivot_status<Device>(space, A.num_rows, arena, ViewArena<Device>::kept);
+  pivot_status_ = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
   factors_ = f;
   row_extent_ = ilu::detail::row_extent(space, f);
-  if (!trellis::detail::is_host_space<execution_space>()) sync_free_ = ilu::SyncFreeState<Device>(A.num_rows);
+  if (!trellis::detail::is_host_space<execution_space>()) sync_free_ = ilu::SyncFreeState<Device>(n);
   inv_diag_ = f.inv_diag;
   t0 = now();
   factor_split_values(space, pattern_);
@@ -213,7 +240,7 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   upper_->numeric(space, U);
   space.fence();
   factorization_seconds_ = seconds_since(t0);
-  work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), A.num_rows);
+  work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), n);
   space.fence();  // ready on every instance
 }
 

@@ -13,7 +13,16 @@
 #include <KokkosKernels_Sorting.hpp>
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+#include <utility>
 #include <vector>
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && __has_include(<cub/device/device_radix_sort.cuh>)
+#include <cub/device/device_radix_sort.cuh>
+#define TRELLIS_LEVELS_CUB_SORT 1
+#endif
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
@@ -127,69 +136,164 @@ void sort_keys(View keys) {
   }
 }
 
+/// The rows ordered by (level, row), on the default instance. On CUDA one
+/// stable radix sort of the rows (entered ascending) by their level's bits
+/// alone: a few launches, where the bitonic sort of the combined keys
+/// level * n + row takes some 35 (0.5 ms a triangle on an H200 in the global
+/// ILU0's setup, RESULTS.md). Elsewhere that bitonic sort (std::sort on host).
+template <class Device>
+Kokkos::View<ordinal_t*, Device> rows_by_level(Kokkos::View<const ordinal_t*, Device> row_level, ordinal_t num_levels) {
+  using exec = typename Device::execution_space;
+  using policy = trellis::RangePolicy<exec>;
+  const ordinal_t n = ordinal_t(row_level.extent(0));
+  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("trellis::order"), n);
+#if defined(TRELLIS_LEVELS_CUB_SORT)
+  if constexpr (std::is_same<exec, Kokkos::Cuda>::value) {
+    if (n < 2) {
+      if (n == 1) Kokkos::deep_copy(order, ordinal_t(0));
+      return order;
+    }
+    Kokkos::View<ordinal_t*, Device> rows(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::rows_in"), n);
+    Kokkos::View<unsigned*, Device> sorted_levels(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::sorted"),
+                                                  n);
+    Kokkos::parallel_for(
+        "trellis::levels::iota", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) { rows(i) = i; });
+    int bits = 1;  // levels 0 .. num_levels - 1
+    while (bits < 31 && (ordinal_t(1) << bits) < num_levels) ++bits;
+    const auto* keys_in = reinterpret_cast<const unsigned*>(row_level.data());  // levels are >= 0
+    const cudaStream_t stream = exec().cuda_stream();
+    std::size_t bytes = 0;
+    cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, sorted_levels.data(), rows.data(),
+                                                      order.data(), int(n), 0, bits, stream);
+    Kokkos::View<char*, Device> temp(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::sort_space"),
+                                     std::max<std::size_t>(bytes, 1));
+    if (err == cudaSuccess)
+      err = cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keys_in, sorted_levels.data(), rows.data(),
+                                            order.data(), int(n), 0, bits, stream);
+    if (err != cudaSuccess)
+      throw Error(std::string("analyze_levels: the radix sort of the rows by level failed: ") +
+                  cudaGetErrorString(err));
+    exec().fence();  // temp and the inputs are freed on return
+    return order;
+  }
+#endif
+  (void)num_levels;
+  Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("trellis::keys"), n);
+  Kokkos::parallel_for(
+      "trellis::levels::keys", policy(0, n),
+      KOKKOS_LAMBDA(ordinal_t i) { keys(i) = std::int64_t(row_level(i)) * n + i; });
+  sort_keys<Device>(keys);
+  Kokkos::parallel_for(
+      "trellis::levels::unkey", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) { order(p) = ordinal_t(keys(p) % n); });
+  return order;
+}
+
 }  // namespace detail
 
-/// Device analysis in one pass: level(i) = 1 + the largest level of row i's
-/// dependencies, computed on GPUs by one vector group per row as soon as
-/// those are known (on host backends by one thread in solve order). A row's level is its own ready flag (-1 until set),
-/// and rows are handed out by ticket in solve order, in which every dependency comes first: a row only waits on rows
-/// already taken by running groups (core/tickets.hpp). Two host round trips in all (the level count and the level
-/// pointers), whatever the number of levels: a pass per level would cost a launch and a round trip each. Rows are then
-/// sorted by (level, row).
+namespace detail {
+
+/// Each row's level and the level count, on the device in one pass: level(i)
+/// = 1 + the largest level of row i's dependencies, computed on GPUs by one
+/// vector group per row as soon as those are known (on host backends by one
+/// thread in solve order). A row's level is its own ready flag (-1 until
+/// set), and rows are handed out by ticket in solve order, in which every
+/// dependency comes first: a row only waits on rows already taken by running
+/// groups (core/tickets.hpp). One host round trip (the count), whatever the
+/// number of levels: a pass per level would cost a launch and a round trip
+/// each. With both triangles asked, one launch runs the lower pass's tickets
+/// and then the upper's (row_level then holds 2n entries, lower first).
 template <class Scalar, class Device>
-LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
+std::pair<Kokkos::View<ordinal_t*, Device>, std::array<ordinal_t, 2>> device_row_levels(
+    const CsrMatrix<Scalar, Device>& A, Triangle tri, bool both_triangles = false) {
   using exec = typename Device::execution_space;
   using policy = trellis::RangePolicy<exec>;
   using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
   const ordinal_t n = A.num_rows;
+  const int passes = both_triangles ? 2 : 1;
+  const Triangle first = both_triangles ? Triangle::lower : tri;
   auto row_map = A.row_map;
   auto entries = A.entries;
-  const bool lower = tri == Triangle::lower;
 
-  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"), n);
+  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"),
+                                             size_t(n) * passes);
   if constexpr (detail::is_host_space<exec>()) {
     // Host threads must not spin: with more threads than free cores (MPI
     // ranks times threads, a loaded machine) a waiting thread burns the time
     // slice of the one it waits on. One pass in solve order, as the reference.
     exec().fence();  // A's arrays may come from kernels still running
-    detail::host_row_levels(A, tri, row_level.data());
+    detail::host_row_levels(A, first, row_level.data());
+    if (both_triangles) detail::host_row_levels(A, Triangle::upper, row_level.data() + n);
   } else {
     Kokkos::deep_copy(row_level, ordinal_t(-1));
     Kokkos::View<int, Device> ticket("trellis::levels::ticket");
     detail::for_each_ticket(
-        exec(), ticket, n, "trellis::levels::rows", detail::max_vector_width<exec>(),
+        exec(), ticket, n * passes, "trellis::levels::rows", detail::max_vector_width<exec>(),
         KOKKOS_LAMBDA(const member_type& m, int t) {
-          const ordinal_t i = lower ? t : n - 1 - t;
+          const int pass = t / n;  // a pass only waits on its own rows, all ticketed before
+          const Triangle tp = pass == 0 ? first : Triangle::upper;
+          const ordinal_t r = t - pass * n, i = tp == Triangle::lower ? r : n - 1 - r;
+          ordinal_t* level = row_level.data() + size_t(pass) * n;
           const offset_t k0 = row_map(i), k1 = row_map(i + 1);
           detail::wait_until_ready(m, k0, k1, [&](offset_t k) {
             const ordinal_t j = entries(k);
-            return !in_strict_triangle(tri, i, j) || Kokkos::volatile_load(&row_level(j)) >= 0;
+            return !in_strict_triangle(tp, i, j) || Kokkos::volatile_load(&level[j]) >= 0;
           });
           ordinal_t deepest = -1;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(m, k0, k1),
               [&](offset_t k, ordinal_t& most) {
                 const ordinal_t j = entries(k);
-                if (in_strict_triangle(tri, i, j)) {
-                  const ordinal_t l = Kokkos::volatile_load(&row_level(j));
+                if (in_strict_triangle(tp, i, j)) {
+                  const ordinal_t l = Kokkos::volatile_load(&level[j]);
                   if (l > most) most = l;
                 }
               },
               Kokkos::Max<ordinal_t>(deepest));
           if (deepest < -1) deepest = -1;  // no dependency: the reduction's identity
-          Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&row_level(i), deepest + 1); });
+          Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&level[i], deepest + 1); });
         });
   }
 
-  ordinal_t num_levels = 0;
-  Kokkos::parallel_reduce(
-      "trellis::levels::count_levels", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & most) {
-        if (row_level(i) + 1 > most) most = row_level(i) + 1;
-      },
-      Kokkos::Max<ordinal_t>(num_levels));
-  if (n == 0) num_levels = 0;
+  std::array<ordinal_t, 2> num_levels{0, 0};
+  for (int pass = 0; pass < passes; ++pass) {
+    const size_t base = size_t(pass) * n;
+    Kokkos::parallel_reduce(
+        "trellis::levels::count_levels", policy(0, n),
+        KOKKOS_LAMBDA(ordinal_t i, ordinal_t & most) {
+          if (row_level(base + i) + 1 > most) most = row_level(base + i) + 1;
+        },
+        Kokkos::Max<ordinal_t>(num_levels[pass]));
+    if (n == 0) num_levels[pass] = 0;
+  }
+  return {row_level, num_levels};
+}
+
+}  // namespace detail
+
+/// The level counts of A's lower and upper triangles alone (no level
+/// lists), from a matrix on the device, both in one pass: what `auto` reads
+/// when the application's matrix is already there.
+template <class Scalar, class Device>
+std::array<ordinal_t, 2> count_levels_lower_upper(const CsrMatrix<Scalar, Device>& A) {
+  if (A.num_rows > std::numeric_limits<ordinal_t>::max() / 2)  // 2n tickets would not fit: a pass each
+    return {detail::device_row_levels(A, Triangle::lower).second[0],
+            detail::device_row_levels(A, Triangle::upper).second[0]};
+  return detail::device_row_levels(A, Triangle::lower, true).second;
+}
+
+/// Device analysis: each row's level in one sync-free pass
+/// (detail::device_row_levels), then the level pointers and the rows sorted
+/// by (level, row): two host round trips in all (the level count and the
+/// level pointers), whatever the number of levels.
+template <class Scalar, class Device>
+LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
+  using exec = typename Device::execution_space;
+  using policy = trellis::RangePolicy<exec>;
+  const ordinal_t n = A.num_rows;
+  const auto pass = detail::device_row_levels(A, tri);  // (no structured bindings: lambdas capture these)
+  const Kokkos::View<ordinal_t*, Device> row_level = pass.first;
+  const ordinal_t num_levels = pass.second[0];
   Kokkos::View<offset_t*, Device> level_ptr("trellis::level_ptr", size_t(num_levels) + 1);
   Kokkos::parallel_for(
       "trellis::levels::level_sizes", policy(0, n),
@@ -200,15 +304,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
         if (final) level_ptr(l) = sum;
       });
 
-  // Rows by (level, row): keys sorted globally.
-  Kokkos::View<std::int64_t*, Device> keys(Kokkos::ViewAllocateWithoutInitializing("trellis::keys"), n);
-  Kokkos::parallel_for(
-      "trellis::levels::keys", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t i) { keys(i) = std::int64_t(row_level(i)) * n + i; });
-  detail::sort_keys<Device>(keys);
-  Kokkos::View<ordinal_t*, Device> order(Kokkos::ViewAllocateWithoutInitializing("trellis::order"), n);
-  Kokkos::parallel_for(
-      "trellis::levels::unkey", policy(0, n), KOKKOS_LAMBDA(ordinal_t p) { order(p) = ordinal_t(keys(p) % n); });
+  const Kokkos::View<ordinal_t*, Device> order = detail::rows_by_level<Device>(row_level, num_levels);
 
   LevelSets<Device> s;
   s.triangle = tri;

@@ -16,6 +16,7 @@
 // automatic subdomain size; ilu0: its triangular-solve auto).
 #include <string>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 
@@ -23,10 +24,11 @@ namespace trellis {
 
 /// The rule's threshold, a named parameter with its measured default.
 struct AutoRule {
-  /// nnz(A) / (levels of L + levels of U) below which dd is chosen. On the
-  /// H100 and on 2 CPU threads DD won on every matrix below 2000 but the two
-  /// power-grid ones, global ILU0 on the three above.
-  double dd_below_nonzeros_per_level = 2000;
+  /// nnz(A) / (levels of L + levels of U) below which dd is chosen. DD won
+  /// on every matrix below 2300 but the two power-grid ones (H100, H200 and
+  /// 2 CPU threads; ff_dg_transport2d at 2020 since DD's automatic
+  /// subdomain size), global ILU0 on the two above (2567, 3980).
+  double dd_below_nonzeros_per_level = 2300;
 };
 
 /// What auto chose and why.
@@ -42,5 +44,12 @@ struct PreconditionerChoice {
 /// in a row) is a StructureError naming auto.
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule = {});
+
+/// The same choice, the level counts read from `device`, A as the
+/// application keeps it on the device (point blocks: one GPU pass over both
+/// triangles, 4-6x faster than the host's serial count on the 50-60k-row
+/// matrices of RESULTS.md; other block sizes count on the host).
+PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<double, DefaultDevice>& device,
+                                           const PreconditionerOptions& options, const AutoRule& rule = {});
 
 }  // namespace trellis

@@ -119,7 +119,8 @@ class BuiltPreconditioner {
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const PreconditionerOptions& options = {});
 /// The same, with A also as a block matrix in device memory (as a solver's
-/// SpMV keeps it): dd starts from it, and its values never leave the device.
+/// SpMV keeps it): dd starts from it, and its values never leave the device;
+/// ilu0 starts from it when its blocks are 1x1, and auto counts its levels there.
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const BsrMatrix<double, DefaultDevice>& blocks,
                                         const PreconditionerOptions& options = {});
