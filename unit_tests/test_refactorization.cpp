@@ -129,6 +129,14 @@ TYPED_TEST(Refactorization, GlobalIlu0EqualsAFreshSetupAndTheReference) {
     EXPECT_GT(test::relative_error(after, before), 1e-3) << "numeric() left the old factors";
     M.numeric(copy_to<Device>(A0));  // from the device
     EXPECT_EQ(ilu_apply(M, r), before);
+    // Set up from a device matrix, then new values on its own pattern arrays
+    // (an application's matrix refilled: the pattern comparison is skipped).
+    const auto D0 = copy_to<Device>(A0);
+    GlobalIlu0<double, Device> on_device(typename Device::execution_space(), D0, {}, a);
+    EXPECT_EQ(ilu_apply(on_device, r), before);
+    on_device.numeric(
+        CsrMatrix<double, Device>(D0.num_rows, D0.num_cols, D0.row_map, D0.entries, copy_to<Device>(A1).values));
+    EXPECT_EQ(ilu_apply(on_device, r), after);
   }
 }
 

@@ -98,9 +98,10 @@ class GlobalIlu0 {
   GlobalIlu0(const HostCsr& A, ilu::PivotOptions pivots = {}, TrsvAlgorithm algorithm = TrsvAlgorithm::automatic)
       : GlobalIlu0(execution_space(), A, pivots, algorithm) {}
   /// From a matrix already on the device (as an application keeps it for
-  /// its SpMV): nothing is copied; A's arrays are read during the setup and
-  /// its pattern is kept for numeric()'s check (A must not be changed in
-  /// place: pass new values to numeric()). Checked on the device.
+  /// its SpMV): nothing is copied. A's pattern arrays are kept for
+  /// numeric()'s check and must not change (new values may come in new or
+  /// the same values arrays; numeric() with these pattern arrays compares
+  /// nothing). Checked on the device.
   template <class D, class = std::enable_if_t<std::is_same<D, Device>::value>>
   GlobalIlu0(const execution_space& space, const CsrMatrix<Scalar, D>& A, ilu::PivotOptions pivots = {},
              TrsvAlgorithm algorithm = TrsvAlgorithm::automatic) {
@@ -236,8 +237,11 @@ void GlobalIlu0<Scalar, Device>::setup(const execution_space& space, const BsrMa
   inv_diag_ = f.inv_diag;
   t0 = now();
   factor_split_values(space, pattern_);
-  lower_->numeric(space, L);  // the solvers were built on the unfactored values
-  upper_->numeric(space, U);
+  {
+    const TrustedInput trusted;  // the solvers were built on the unfactored values of L and U
+    lower_->numeric(space, L);
+    upper_->numeric(space, U);
+  }
   space.fence();
   factorization_seconds_ = seconds_since(t0);
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), n);
@@ -279,7 +283,10 @@ void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space,
                          " matrix of " + std::to_string(A.entries.extent(0)) + " entries for a setup of " +
                          std::to_string(P.num_block_rows) + " x " + std::to_string(P.num_block_cols) + ", " +
                          std::to_string(P.entries.extent(0)) + " entries; a new pattern needs a new setup");
-  const ordinal_t bad = detail::first_row_with_other_pattern(space, A, P);
+  // The arrays of the setup's pattern again (an application's matrix with
+  // new values) need no comparison; other arrays are compared on the device.
+  const bool same_arrays = A.row_map.data() == P.row_map.data() && A.entries.data() == P.entries.data();
+  const ordinal_t bad = same_arrays ? P.num_block_rows : detail::first_row_with_other_pattern(space, A, P);
   if (bad < P.num_block_rows)
     throw StructureError(what + "row " + std::to_string(bad) +
                          " has another pattern than at setup; a new pattern needs a new setup");
@@ -292,6 +299,7 @@ void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space,
     throw;
   }
   const ordinal_t n = P.num_block_rows;
+  const TrustedInput trusted;  // L and U on the pattern the solvers analysed
   lower_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.L_map, factors_.L_col, factors_.L_val));
   upper_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.U_map, factors_.U_col, factors_.U_val));
   space.fence();  // ready on every instance

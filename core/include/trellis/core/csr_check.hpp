@@ -12,7 +12,9 @@
 // builds a canonical matrix from unsorted entries, duplicates summed.
 //
 // Trusted callers that build their matrices canonically can skip the pass
-// for the constructors of a scope: `trellis::TrustedInput trusted;`.
+// for the constructors of a scope: `trellis::TrustedInput trusted;` (the
+// triangular solvers' numeric() then skips its pattern fingerprint too: the
+// caller built the new values on the analysed pattern).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
@@ -31,7 +33,8 @@ inline bool& input_checks_skipped() {
 }
 }  // namespace detail
 
-/// While one lives, constructors on this thread do not check their matrices.
+/// While one lives, constructors on this thread do not check their matrices
+/// (nor TriangularSolver::numeric its pattern).
 class TrustedInput {
  public:
   TrustedInput() : before_(detail::input_checks_skipped()) { detail::input_checks_skipped() = true; }

@@ -260,6 +260,10 @@ void load_factor_values(const typename Device::execution_space& space, Triangula
   auto diag_source = f.diag_source;
   const bool unit = f.unit_diagonal && !diagonal.data();
   const bool separate = diagonal.data() != nullptr;
+  if (unit) {  // nothing to check: no reduction, no wait for the host
+    Kokkos::deep_copy(space, inv_diag, Scalar(1));
+    return;
+  }
   ordinal_t bad = f.n;
   Kokkos::parallel_reduce(
       "trellis::trsv::pivots", policy(space, 0, f.n),
