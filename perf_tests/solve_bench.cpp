@@ -29,6 +29,7 @@
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 
 namespace {
@@ -157,7 +158,7 @@ int main(int argc, char** argv) {
         M.to_reordered(b, b_solver);
         runs.push_back(time_solve(M.name, setup_s, op, *M.preconditioner, b_solver, o, ws));
       };
-      JsonObject dd_setup;
+      JsonObject dd_setup, choice_times;
       for (const char* spec : {fused_method, "dd:dag-vc-ilduo-fused"}) {
         if (run_dd) try {
             std::shared_ptr<const BuiltPreconditioner> M;
@@ -195,6 +196,15 @@ int main(int argc, char** argv) {
                 make_preconditioner("auto", p.matrix, A.matrix(), options));
           });
           std::printf("  %s\n", M->auto_reason.c_str());
+          // The choice's level counts alone, on the host and on the device.
+          bench::TimingPolicy policy;
+          policy.warmups = 1, policy.reps = 5, policy.min_reps = 1;
+          const double host_count = bench::time_case([&] { choose_preconditioner(p.matrix, options); }, policy).median;
+          const double device_count =
+              bench::time_case([&] { choose_preconditioner(p.matrix, A.matrix(), options); }, policy).median;
+          std::printf("  auto's choice: %.3f ms counting levels on the host, %.3f ms on the device\n", host_count * 1e3,
+                      device_count * 1e3);
+          choice_times = JsonObject().set("host_s", host_count).set("device_s", device_count);
           solve(*M, setup);
           runs.back().method = "auto=" + M->name;
         } catch (const Error& e) {
@@ -238,7 +248,7 @@ int main(int argc, char** argv) {
         if (r.method == "cusparse-ilu0") base = &r;
         if (r.method == fused_method) fused = &r;
       }
-      row.set("methods", methods).set("dd_setup", dd_setup);
+      row.set("methods", methods).set("dd_setup", dd_setup).set("auto_choice", choice_times);
       // Time-to-solution ratios of cuSPARSE's over r's: setup excluded, included.
       const auto speedups = [&](const Outcome& r) {
         return std::make_pair(base->solve_s / r.solve_s, (base->solve_s + base->setup_s) / (r.solve_s + r.setup_s));
