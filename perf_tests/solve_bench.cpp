@@ -10,7 +10,7 @@
 // with setup excluded and included. Setup starts from the matrix in device
 // memory for DD (BSR) and cuSPARSE (point CSR), as in an application that
 // keeps it there for its SpMV, and is timed as METHOD.md asks: one warm-up
-// construction, then the median of three (an application that refactors in
+// construction, then the median of five (an application that refactors in
 // a Newton or time loop sets up warm). The global ILU0 setups (seconds: Kokkos
 // Kernels' host-side symbolic analysis) are timed once, from the host matrix.
 // Trellis's preconditioners come from the preconditioner factory, by name.
@@ -75,12 +75,13 @@ Outcome time_solve(const std::string& method, double setup_s, const LinearOperat
 }
 
 /// A warm-up construction (module loads, first allocations), then the median
-/// of three; `made` keeps the last. The previous one is released untimed.
+/// of five (of three, setups 2-3 ms apart on the same problem were seen);
+/// `made` keeps the last. The previous one is released untimed.
 template <class T, class Make>
 double time_setup(std::shared_ptr<T>& made, const Make& make) {
   bench::TimingPolicy policy;
   policy.warmups = 1;
-  policy.reps = 3;
+  policy.reps = 5;
   policy.min_reps = 1;
   policy.max_seconds = 30;
   return bench::time_case([&] { made = make(); }, policy, [&] { made.reset(); }).median;
