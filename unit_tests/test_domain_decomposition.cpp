@@ -444,6 +444,10 @@ TEST(SubdomainSize, AutomaticSizeAimsAtTheSubdomainsWanted) {
   // 264 wanted (an H200): n / 264 rows, between 96 and 2048.
   EXPECT_EQ(subdomain_rows(automatic, 26481, {5120, 264}), 101);
   EXPECT_EQ(subdomain_rows(automatic, 3000, {5120, 264}), 96);
+  EXPECT_EQ(subdomain_rows(automatic, 2048, {5120, 264}), 2048);  // fits one subdomain: stays whole
+  EXPECT_EQ(subdomain_rows(automatic, 1000, {5120, 264}), 2048);
+  EXPECT_EQ(subdomain_rows(automatic, 2049, {5120, 264}), 96);
+  EXPECT_EQ(subdomain_rows(automatic, 1000, {600, 264}), 96);  // does not fit one: the rule applies
   EXPECT_EQ(subdomain_rows(automatic, 2000000, {5120, 264}), 2048);
   EXPECT_EQ(subdomain_rows(automatic, 300000, {1706, 264}), 1137);
   // A size given is kept, up to what fits.

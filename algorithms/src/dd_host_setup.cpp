@@ -132,7 +132,10 @@ SubdomainLayout choose_layout(const BlockPattern& A, const DdOptions& opt, ordin
 ordinal_t subdomain_rows(const DdOptions& opt, ordinal_t block_rows, SubdomainBounds bounds) {
   if (opt.subdomain_rows > 0) return std::min(opt.subdomain_rows, bounds.rows_that_fit);
   ordinal_t rows = std::min(bounds.rows_that_fit, DdOptions::largest_automatic_rows);
-  if (bounds.subdomains_wanted > 0)
+  // A matrix that fits one subdomain stays whole: there an iteration is
+  // bound by launches, not by the one team's walk, and more subdomains only
+  // add iterations (DdOptions::subdomain_rows).
+  if (bounds.subdomains_wanted > 0 && block_rows > rows)
     rows = std::min(rows, std::max(DdOptions::smallest_automatic_rows, ceil_div(block_rows, bounds.subdomains_wanted)));
   return rows;
 }

@@ -24,6 +24,9 @@ struct DdOptions {
   /// more iterations once nodes stay whole (node_size). Read off an H200
   /// sweep of sizes: 1.26x DD's BiCGSTAB time with setup against 2048 rows
   /// in geometric mean over the 14 real matrices (perf_tests/RESULTS.md).
+  /// A matrix that fits one subdomain of the largest size stays whole: in
+  /// that sweep its iterations were launch-bound at every size (Laplace3D10
+  /// 1.9 ms whole, 3.6 ms at 96 rows; 1138_bus 11.8 and 11.6 ms).
   /// A size that does not fit is replaced by the largest that does, and the
   /// report says so.
   ordinal_t subdomain_rows = 0;
