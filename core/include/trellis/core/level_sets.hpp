@@ -153,33 +153,27 @@ Kokkos::View<ordinal_t*, Device> rows_by_level(Kokkos::View<const ordinal_t*, De
       if (n == 1) Kokkos::deep_copy(order, ordinal_t(0));
       return order;
     }
+    Kokkos::View<ordinal_t*, Device> rows(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::rows_in"), n);
+    Kokkos::View<unsigned*, Device> sorted_levels(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::sorted"),
+                                                  n);
+    Kokkos::parallel_for(
+        "trellis::levels::iota", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) { rows(i) = i; });
     int bits = 1;  // levels 0 .. num_levels - 1
     while (bits < 31 && (ordinal_t(1) << bits) < num_levels) ++bits;
     const auto* keys_in = reinterpret_cast<const unsigned*>(row_level.data());  // levels are >= 0
     const cudaStream_t stream = exec().cuda_stream();
     std::size_t bytes = 0;
-    cudaError_t err =
-        cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, static_cast<unsigned*>(nullptr),
-                                        static_cast<const ordinal_t*>(nullptr), order.data(), int(n), 0, bits, stream);
-    // One allocation for the rows in, the sorted levels and cub's space
-    // (each allocation and free costs 10-150 us there).
-    // Each part starts on 128 bytes, as the allocation does.
-    const std::size_t part = (std::size_t(n) + 31) / 32 * 32;
-    const std::size_t words = 2 * part + (bytes + sizeof(ordinal_t) - 1) / sizeof(ordinal_t);
-    Kokkos::View<ordinal_t*, Device> space(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::sort_space"),
-                                           words);
-    ordinal_t* rows = space.data();
-    auto* sorted_levels = reinterpret_cast<unsigned*>(space.data() + part);
-    void* temp = space.data() + 2 * part;
-    Kokkos::parallel_for(
-        "trellis::levels::iota", policy(0, n), KOKKOS_LAMBDA(ordinal_t i) { rows[i] = i; });
+    cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, sorted_levels.data(), rows.data(),
+                                                      order.data(), int(n), 0, bits, stream);
+    Kokkos::View<char*, Device> temp(Kokkos::ViewAllocateWithoutInitializing("trellis::levels::sort_space"),
+                                     std::max<std::size_t>(bytes, 1));
     if (err == cudaSuccess)
-      err = cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, sorted_levels, rows, order.data(), int(n), 0, bits,
-                                            stream);
+      err = cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keys_in, sorted_levels.data(), rows.data(),
+                                            order.data(), int(n), 0, bits, stream);
     if (err != cudaSuccess)
       throw Error(std::string("analyze_levels: the radix sort of the rows by level failed: ") +
                   cudaGetErrorString(err));
-    exec().fence();  // the space is freed on return
+    exec().fence();  // temp and the inputs are freed on return
     return order;
   }
 #endif
