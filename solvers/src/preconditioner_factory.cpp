@@ -32,7 +32,7 @@ struct PreconditionerFactory {
       const ProfilingRegion region("trellis::auto::setup");
       const PreconditionerChoice choice = [&] {
         const TrustedInput trusted;  // make_preconditioner checked A
-        return blocks ? choose_preconditioner(A, *blocks, o) : choose_preconditioner(A, o);
+        return choose_preconditioner(A, o);
       }();
       BuiltPreconditioner out = build(to_string(choice.kind), A, blocks, o);
       out.auto_reason = choice.reason;

@@ -13,10 +13,7 @@
 #include <KokkosKernels_Sorting.hpp>
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
-#include <array>
-#include <limits>
 #include <string>
-#include <utility>
 #include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__) && __has_include(<cub/device/device_radix_sort.cuh>)
@@ -190,110 +187,67 @@ Kokkos::View<ordinal_t*, Device> rows_by_level(Kokkos::View<const ordinal_t*, De
 
 }  // namespace detail
 
-namespace detail {
-
-/// Each row's level and the level count, on the device in one pass: level(i)
-/// = 1 + the largest level of row i's dependencies, computed on GPUs by one
-/// vector group per row as soon as those are known (on host backends by one
-/// thread in solve order). A row's level is its own ready flag (-1 until
-/// set), and rows are handed out by ticket in solve order, in which every
-/// dependency comes first: a row only waits on rows already taken by running
-/// groups (core/tickets.hpp). One host round trip (the count), whatever the
-/// number of levels: a pass per level would cost a launch and a round trip
-/// each. With both triangles asked, one launch runs the lower pass's tickets
-/// and then the upper's (row_level then holds 2n entries, lower first).
+/// Device analysis in one pass: level(i) = 1 + the largest level of row i's
+/// dependencies, computed on GPUs by one vector group per row as soon as
+/// those are known (on host backends by one thread in solve order). A row's level is its own ready flag (-1 until set),
+/// and rows are handed out by ticket in solve order, in which every dependency comes first: a row only waits on rows
+/// already taken by running groups (core/tickets.hpp). Two host round trips in all (the level count and the level
+/// pointers), whatever the number of levels: a pass per level would cost a launch and a round trip each. Rows are then
+/// sorted by (level, row).
 template <class Scalar, class Device>
-std::pair<Kokkos::View<ordinal_t*, Device>, std::array<ordinal_t, 2>> device_row_levels(
-    const CsrMatrix<Scalar, Device>& A, Triangle tri, bool both_triangles = false) {
+LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
   using exec = typename Device::execution_space;
   using policy = trellis::RangePolicy<exec>;
   using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (!A.is_square()) throw StructureError("analyze_levels: matrix is not square");
   const ordinal_t n = A.num_rows;
-  const int passes = both_triangles ? 2 : 1;
-  const Triangle first = both_triangles ? Triangle::lower : tri;
   auto row_map = A.row_map;
   auto entries = A.entries;
+  const bool lower = tri == Triangle::lower;
 
-  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"),
-                                             size_t(n) * passes);
+  Kokkos::View<ordinal_t*, Device> row_level(Kokkos::ViewAllocateWithoutInitializing("trellis::row_level"), n);
   if constexpr (detail::is_host_space<exec>()) {
     // Host threads must not spin: with more threads than free cores (MPI
     // ranks times threads, a loaded machine) a waiting thread burns the time
     // slice of the one it waits on. One pass in solve order, as the reference.
     exec().fence();  // A's arrays may come from kernels still running
-    detail::host_row_levels(A, first, row_level.data());
-    if (both_triangles) detail::host_row_levels(A, Triangle::upper, row_level.data() + n);
+    detail::host_row_levels(A, tri, row_level.data());
   } else {
     Kokkos::deep_copy(row_level, ordinal_t(-1));
     Kokkos::View<int, Device> ticket("trellis::levels::ticket");
     detail::for_each_ticket(
-        exec(), ticket, n * passes, "trellis::levels::rows", detail::max_vector_width<exec>(),
+        exec(), ticket, n, "trellis::levels::rows", detail::max_vector_width<exec>(),
         KOKKOS_LAMBDA(const member_type& m, int t) {
-          const int pass = t / n;  // a pass only waits on its own rows, all ticketed before
-          const Triangle tp = pass == 0 ? first : Triangle::upper;
-          const ordinal_t r = t - pass * n, i = tp == Triangle::lower ? r : n - 1 - r;
-          ordinal_t* level = row_level.data() + size_t(pass) * n;
+          const ordinal_t i = lower ? t : n - 1 - t;
           const offset_t k0 = row_map(i), k1 = row_map(i + 1);
           detail::wait_until_ready(m, k0, k1, [&](offset_t k) {
             const ordinal_t j = entries(k);
-            return !in_strict_triangle(tp, i, j) || Kokkos::volatile_load(&level[j]) >= 0;
+            return !in_strict_triangle(tri, i, j) || Kokkos::volatile_load(&row_level(j)) >= 0;
           });
           ordinal_t deepest = -1;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(m, k0, k1),
               [&](offset_t k, ordinal_t& most) {
                 const ordinal_t j = entries(k);
-                if (in_strict_triangle(tp, i, j)) {
-                  const ordinal_t l = Kokkos::volatile_load(&level[j]);
+                if (in_strict_triangle(tri, i, j)) {
+                  const ordinal_t l = Kokkos::volatile_load(&row_level(j));
                   if (l > most) most = l;
                 }
               },
               Kokkos::Max<ordinal_t>(deepest));
           if (deepest < -1) deepest = -1;  // no dependency: the reduction's identity
-          Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&level[i], deepest + 1); });
+          Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&row_level(i), deepest + 1); });
         });
   }
 
-  std::array<ordinal_t, 2> num_levels{0, 0};
-  for (int pass = 0; pass < passes; ++pass) {
-    const size_t base = size_t(pass) * n;
-    Kokkos::parallel_reduce(
-        "trellis::levels::count_levels", policy(0, n),
-        KOKKOS_LAMBDA(ordinal_t i, ordinal_t & most) {
-          if (row_level(base + i) + 1 > most) most = row_level(base + i) + 1;
-        },
-        Kokkos::Max<ordinal_t>(num_levels[pass]));
-    if (n == 0) num_levels[pass] = 0;
-  }
-  return {row_level, num_levels};
-}
-
-}  // namespace detail
-
-/// The level counts of A's lower and upper triangles alone (no level
-/// lists), from a matrix on the device, both in one pass: what `auto` reads
-/// when the application's matrix is already there.
-template <class Scalar, class Device>
-std::array<ordinal_t, 2> count_levels_lower_upper(const CsrMatrix<Scalar, Device>& A) {
-  if (A.num_rows > std::numeric_limits<ordinal_t>::max() / 2)  // 2n tickets would not fit: a pass each
-    return {detail::device_row_levels(A, Triangle::lower).second[0],
-            detail::device_row_levels(A, Triangle::upper).second[0]};
-  return detail::device_row_levels(A, Triangle::lower, true).second;
-}
-
-/// Device analysis: each row's level in one sync-free pass
-/// (detail::device_row_levels), then the level pointers and the rows sorted
-/// by (level, row): two host round trips in all (the level count and the
-/// level pointers), whatever the number of levels.
-template <class Scalar, class Device>
-LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tri) {
-  using exec = typename Device::execution_space;
-  using policy = trellis::RangePolicy<exec>;
-  const ordinal_t n = A.num_rows;
-  const auto pass = detail::device_row_levels(A, tri);  // (no structured bindings: lambdas capture these)
-  const Kokkos::View<ordinal_t*, Device> row_level = pass.first;
-  const ordinal_t num_levels = pass.second[0];
+  ordinal_t num_levels = 0;
+  Kokkos::parallel_reduce(
+      "trellis::levels::count_levels", policy(0, n),
+      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & most) {
+        if (row_level(i) + 1 > most) most = row_level(i) + 1;
+      },
+      Kokkos::Max<ordinal_t>(num_levels));
+  if (n == 0) num_levels = 0;
   Kokkos::View<offset_t*, Device> level_ptr("trellis::level_ptr", size_t(num_levels) + 1);
   Kokkos::parallel_for(
       "trellis::levels::level_sizes", policy(0, n),

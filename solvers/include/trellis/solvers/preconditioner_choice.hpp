@@ -10,13 +10,14 @@
 // suite) and, without a grid, a METIS partition. Hence:
 //   1. the grid is known (options.grid): dd, with its cheap geometric cuts;
 //   2. else dd when the global factors are deep for their size, fewer than
-//      AutoRule::dd_below_nonzeros_per_level nonzeros per level of L and U;
+//      AutoRule::dd_below_nonzeros_per_level nonzeros per level of L and U
+//      (counted on the host: the GPU's one-pass count waits level on level,
+//      10 ms against the host's 2-3 ms on matrices of 800-2500 levels);
 //   3. else ilu0.
 // Each keeps its own defaults (dd: the backend's application and its
 // automatic subdomain size; ilu0: its triangular-solve auto).
 #include <string>
 
-#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 
@@ -44,12 +45,5 @@ struct PreconditionerChoice {
 /// in a row) is a StructureError naming auto.
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule = {});
-
-/// The same choice, the level counts read from `device`, A as the
-/// application keeps it on the device (point blocks: one GPU pass over both
-/// triangles, 4-6x faster than the host's serial count on the 50-60k-row
-/// matrices of RESULTS.md; other block sizes count on the host).
-PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<double, DefaultDevice>& device,
-                                           const PreconditionerOptions& options, const AutoRule& rule = {});
 
 }  // namespace trellis

@@ -120,7 +120,7 @@ BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& 
                                         const PreconditionerOptions& options = {});
 /// The same, with A also as a block matrix in device memory (as a solver's
 /// SpMV keeps it): dd starts from it, and its values never leave the device;
-/// ilu0 starts from it when its blocks are 1x1, and auto counts its levels there.
+/// ilu0 starts from it when its blocks are 1x1.
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,
                                         const BsrMatrix<double, DefaultDevice>& blocks,
                                         const PreconditionerOptions& options = {});
