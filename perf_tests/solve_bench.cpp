@@ -74,17 +74,22 @@ Outcome time_solve(const std::string& method, double setup_s, const LinearOperat
   return out;
 }
 
-/// A warm-up construction (module loads, first allocations), then the median
-/// of five (of three, setups 2-3 ms apart on the same problem were seen);
-/// `made` keeps the last. The previous one is released untimed.
-template <class T, class Make>
-double time_setup(std::shared_ptr<T>& made, const Make& make) {
+/// How setups are timed: a warm-up construction (module loads, first
+/// allocations), then the median of five (of three, setups 2-3 ms apart on
+/// the same problem were seen).
+bench::TimingPolicy setup_policy() {
   bench::TimingPolicy policy;
   policy.warmups = 1;
   policy.reps = 5;
   policy.min_reps = 1;
   policy.max_seconds = 30;
-  return bench::time_case([&] { made = make(); }, policy, [&] { made.reset(); }).median;
+  return policy;
+}
+
+/// A setup timed so; `made` keeps the last. The previous one is released untimed.
+template <class T, class Make>
+double time_setup(std::shared_ptr<T>& made, const Make& make) {
+  return bench::time_case([&] { made = make(); }, setup_policy(), [&] { made.reset(); }).median;
 }
 
 }  // namespace
@@ -198,9 +203,8 @@ int main(int argc, char** argv) {
           });
           std::printf("  %s\n", M->auto_reason.c_str());
           // The choice's level counts alone (the host's serial count).
-          bench::TimingPolicy policy;
-          policy.warmups = 1, policy.reps = 5, policy.min_reps = 1;
-          const double count = bench::time_case([&] { choose_preconditioner(p.matrix, options); }, policy).median;
+          const double count =
+              bench::time_case([&] { choose_preconditioner(p.matrix, options); }, setup_policy()).median;
           std::printf("  auto's choice: %.3f ms\n", count * 1e3);
           choice_times = JsonObject().set("host_s", count);
           solve(*M, setup);

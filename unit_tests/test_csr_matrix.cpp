@@ -133,5 +133,18 @@ TEST(Bsr, CsrRoundTripKeepsEveryEntry) {
 
 TEST(Bsr, RejectsSizeNotMultipleOfBlock) { EXPECT_THROW(csr_to_bsr(small_matrix(), 2), StructureError); }
 
+TEST(Bsr, PointViewsShareTheArraysBothWays) {
+  const HostCsr A = small_matrix();
+  const HostBsr B = as_point_bsr(A);
+  const HostCsr C = as_point_csr(B);
+  EXPECT_EQ(C.num_rows, A.num_rows);
+  EXPECT_EQ(C.num_cols, A.num_cols);
+  EXPECT_EQ(C.row_map.data(), A.row_map.data());
+  EXPECT_EQ(C.entries.data(), A.entries.data());
+  EXPECT_EQ(C.values.data(), A.values.data());
+  const HostBsr blocks = csr_to_bsr(csr_from_triplets(4, 4, {0, 1, 2, 3}, {0, 1, 2, 3}, {1, 1, 1, 1}), 2);
+  EXPECT_HAS(test::error_of<StructureError>([&] { as_point_csr(blocks); }), "blocks of size 2, not 1x1");
+}
+
 }  // namespace
 }  // namespace trellis

@@ -63,10 +63,7 @@ struct PreconditionerFactory {
         const bool point_blocks = blocks && blocks->block_size == 1 && blocks->num_block_rows == A.num_rows &&
                                   blocks->nnz_blocks() == A.nnz();
         auto ilu = point_blocks ? std::make_shared<GlobalIlu0<double, Device>>(
-                                      Device::execution_space(),
-                                      CsrMatrix<double, Device>(blocks->num_block_rows, blocks->num_block_cols,
-                                                                blocks->row_map, blocks->entries, blocks->values),
-                                      o.pivots, algorithm)
+                                      Device::execution_space(), as_point_csr(*blocks), o.pivots, algorithm)
                                 : std::make_shared<GlobalIlu0<double, Device>>(A, o.pivots, algorithm);
         out.global_ilu0_ = ilu;
         out.analysis_seconds = ilu->analysis_seconds();
@@ -166,8 +163,7 @@ void BuiltPreconditioner::numeric(const BsrMatrix<double, DefaultDevice>& blocks
     if (blocks.block_size != 1)
       throw StructureError("preconditioner " + name + ": numeric() got blocks of size " +
                            std::to_string(blocks.block_size) + "; ilu0 takes a point matrix (block size 1)");
-    global_ilu0_->numeric(CsrMatrix<double, DefaultDevice>(blocks.num_block_rows, blocks.num_block_cols, blocks.row_map,
-                                                           blocks.entries, blocks.values));
+    global_ilu0_->numeric(as_point_csr(blocks));
   } else {
     throw InputError("preconditioner " + name + " takes no new values (numeric() is for ilu0 and dd); build a new one");
   }

@@ -203,7 +203,6 @@ GlobalIlu0<Scalar, Device>::GlobalIlu0(const execution_space& space, const HostC
   const ProfilingRegion region("trellis::ilu0::setup");
   check_square(A.num_rows, A.num_cols);
   check_canonical(A, "ILU0");  // on the host, before the copy
-  const TrustedInput trusted;
   setup(space, copy_to<Device>(as_point_bsr(A)), pivots, algorithm);
 }
 

@@ -59,6 +59,15 @@ BsrMatrix<Scalar, Device> as_point_bsr(const CsrMatrix<Scalar, Device>& A) {
   return BsrMatrix<Scalar, Device>(1, A.num_rows, A.num_cols, A.row_map, A.entries, A.values);
 }
 
+/// A BSR matrix of 1x1 blocks as CSR, sharing its arrays (the inverse of
+/// as_point_bsr); other block sizes are a StructureError.
+template <class Scalar, class Device>
+CsrMatrix<Scalar, Device> as_point_csr(const BsrMatrix<Scalar, Device>& A) {
+  if (A.block_size != 1)
+    throw StructureError("as_point_csr: blocks of size " + std::to_string(A.block_size) + ", not 1x1");
+  return CsrMatrix<Scalar, Device>(A.num_block_rows, A.num_block_cols, A.row_map, A.entries, A.values);
+}
+
 /// Deep copy of a BSR matrix into another device's memory.
 template <class DstDevice, class Scalar, class SrcDevice>
 BsrMatrix<Scalar, DstDevice> copy_to(const BsrMatrix<Scalar, SrcDevice>& A) {
