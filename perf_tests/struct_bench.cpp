@@ -17,9 +17,10 @@
 // and DoF, the same Krylov driver and SpMV (BSR) with StructILU and with
 // cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR), b = A 1, tolerance 1e-8.
 //
-//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--tiles 32x4,64x2,...] [--solves]
+//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--grid NXxNYxNZ] [--tiles 32x4,64x2,...] [--solves]
 //                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
 //                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--json FILE]
+// --grid: this grid for every case instead of N^3 (e.g. 32x4x16384: a single tile's chain).
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
 // --levels-per-wait: StructIluOptions::levels_per_wait values to try (0: automatic), with the
@@ -92,18 +93,24 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 }
 
 /// One stencil x DoF row of Table 3.
-JsonObject kernel_case(const Case& c, double values, const bench::TimingPolicy& policy, double copy_gbs,
+JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_grid, const bench::TimingPolicy& policy,
+                       double copy_gbs,
                        const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
                        const std::vector<int>& waits, const std::vector<int>& teams, bool baselines,
                        std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
-  const std::array<int, 3> grid{n_side, n_side, n_side};
+  const std::array<int, 3> grid = fixed_grid[0] > 0 ? fixed_grid : std::array<int, 3>{n_side, n_side, n_side};
   const StencilMatrix A = gallery::stencil_problem(st, grid, c.dof, gallery::StencilPde::dominant, 1);
   const size_t n = size_t(A.num_rows());
   JsonObject row;
-  row.set("stencil", st.name()).set("dof", c.dof).set("grid", n_side).set("rows", double(n));
-  std::printf("%-10s dof %d  %d^3 (%zu rows)\n", st.name().c_str(), c.dof, n_side, n);
+  const std::string dims = std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+  row.set("stencil", st.name()).set("dof", c.dof).set("rows", double(n));
+  if (fixed_grid[0] > 0)
+    row.set("grid_dims", dims);
+  else
+    row.set("grid", n_side);
+  std::printf("%-10s dof %d  %s (%zu rows)\n", st.name().c_str(), c.dof, dims.c_str(), n);
   std::fflush(stdout);
 
   const Kokkos::DefaultExecutionSpace space;
@@ -317,6 +324,7 @@ int run(int argc, char** argv) {
   std::string json_path;
   std::vector<structured::TileShape> tiles{{0, 0}};
   std::vector<int> waits{0}, teams{0};
+  std::array<int, 3> grid{0, 0, 0};  // 0: N^3 from --values
   bool baselines = true;
   using Lanes = StructIluOptions::EntryLanes;
   Lanes entry_lanes = Lanes::automatic;
@@ -341,6 +349,13 @@ int run(int argc, char** argv) {
         if (xpos == std::string::npos) throw InputError("--tiles: '" + t + "' is not XxY");
         tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
                          int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
+      }
+    } else if (a == "--grid") {
+      const auto parts = bench::split_list(bench::option_value(argc, argv, i), 'x');
+      if (parts.size() != 3) throw InputError("--grid: expected NXxNYxNZ");
+      for (int d = 0; d < 3; ++d) {
+        grid[d] = int(bench::parse_number("--grid", parts[d]));
+        if (grid[d] < 1) throw InputError("--grid: every extent must be at least 1");
       }
     } else if (a == "--levels-per-wait") {
       waits.clear();
@@ -371,7 +386,7 @@ int run(int argc, char** argv) {
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {
-      JsonObject row = kernel_case(c, values, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
+      JsonObject row = kernel_case(c, values, grid, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
                                    lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
