@@ -94,10 +94,10 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
 
 /// One stencil x DoF row of Table 3.
 JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_grid, const bench::TimingPolicy& policy,
-                       double copy_gbs,
-                       const std::vector<structured::TileShape>& tiles, StructIluOptions::EntryLanes entry_lanes,
-                       const std::vector<int>& waits, const std::vector<int>& teams, bool baselines,
-                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
+                       double copy_gbs, const std::vector<structured::TileShape>& tiles,
+                       StructIluOptions::EntryLanes entry_lanes, const std::vector<int>& waits,
+                       const std::vector<int>& teams, bool baselines, std::vector<double>& lower_speedups,
+                       std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid = fixed_grid[0] > 0 ? fixed_grid : std::array<int, 3>{n_side, n_side, n_side};

@@ -322,6 +322,12 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       if (okx && oky) nb[2] = ay * tiles_x + ax;
     }
     const int l0 = first_level(tile_id), l1 = last_level(tile_id);
+    // the neighbours' levels, loaded once a tile (not at each wait)
+    int nb_first[3], nb_last[3];
+    for (int q = 0; q < 3; ++q) {
+      nb_first[q] = nb[q] < 0 ? INT_MAX : first_level(nb[q]);
+      nb_last[q] = nb[q] < 0 ? INT_MIN : last_level(nb[q]);
+    }
     auto point_of = [&](int line, int lev, SweepPoint& p) {
       p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
       p.k = lev - p.hi - p.hj;
@@ -353,9 +359,8 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       const int last = run_last(lev);
       for (int q = 0; q < 3; ++q) {
         need[q] = LLONG_MIN;
-        if (nb[q] < 0) continue;
-        const int f = first_level(nb[q]), l = last_level(nb[q]);
-        if (f > l) continue;  // empty tile
+        const int f = nb_first[q], l = nb_last[q];
+        if (f > l) continue;  // no tile, or an empty one
         // the neighbour's part of the levels before the run's last, if it has one
         if (forward ? f > last - 1 : l < last + 1) continue;
         need[q] = progress(forward ? (l < last - 1 ? l : last - 1) : (f > last + 1 ? f : last + 1));
@@ -375,33 +380,46 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
       m.team_barrier();
     };
-    // Lane threads with a small prefetched state (the triangular sweeps of
-    // the smaller stencils and DoF) prefetch one level ahead: the next
-    // level's point and loads (positions, matrix values, right-hand side:
-    // nothing another point writes) are in flight while this level runs.
-    constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
-    const int my_line = m.team_rank() / lanes, my_lane = m.team_rank() % lanes;
-    SweepPoint p_next{};
-    State state_next{};
-    bool mine_next = false;
-    if (Mode == lane_threads && ahead) {
-      mine_next = point_of(my_line, forward ? l0 : l1, p_next);
-      if (mine_next) state_next = prefetch(p_next, my_lane);
-    }
-    for (int s = 0; s <= l1 - l0; ++s) {
-      const int lev = forward ? l0 + s : l1 - s;
-      if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
-        SweepPoint p = p_next;
-        bool mine = mine_next;
-        State state = state_next;
-        if (ahead) {
-          mine_next = s < l1 - l0 && point_of(my_line, lev + step, p_next);
-          if (mine_next) state_next = prefetch(p_next, my_lane);
-        } else {
-          mine = point_of(my_line, lev, p);
-          if (mine) state = prefetch(p, my_lane);
-        }
-        wait_at_run_start(s, lev);
+    const int count = l1 - l0 + 1;  // the tile's levels, in sweep order
+    auto level_of = [&](int s) { return forward ? l0 + s : l1 - s; };
+    if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
+      // Each thread's next point is in flight while this level runs: its
+      // coordinates, its position (from the layout's base, loaded a level
+      // before that) and, for a small prefetched state, its loads
+      // (positions, matrix values, right-hand side: nothing another point
+      // writes). So no load of a level waits on another load of it.
+      // Holding two or three levels in flight was slower on an H200
+      // (RESULTS.md).
+      constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
+      const int my_line = m.team_rank() / lanes, my_lane = m.team_rank() % lanes;
+      const int my_hj = ty * ts.y + my_line / ts.x, my_hi = tx * ts.x + my_line % ts.x;
+      auto base_of_step = [&](int s) -> long {
+        return s < count && my_hj < H ? base(long(level_of(s)) * H + my_hj) : 0;
+      };
+      SweepPoint p_next;
+      State state_next{};
+      bool mine_next = false;
+      long base_next = base_of_step(0);  // base(level, my_hj) of the step being filled
+      auto fill = [&](int s) {           // the next point: step s
+        SweepPoint& p = p_next;
+        p.hi = my_hi, p.hj = my_hj, p.level = level_of(s);
+        p.k = p.level - p.hi - p.hj;
+        p.j = p.hj - t.c * p.k;
+        p.i = p.hi - t.a * p.j - t.b * p.k;
+        mine_next = s < count && p.i >= 0 && p.j >= 0 && p.k >= 0 && p.i < nx && p.j < ny && p.k < nz;
+        p.position = base_next + p.hi;
+        if (ahead && mine_next) state_next = prefetch(p, my_lane);
+        base_next = base_of_step(s + 1);
+      };
+      fill(0);
+      for (int s = 0; s < count; ++s) {
+        const SweepPoint p = p_next;
+        const bool mine = mine_next;
+        State state{};
+        if (ahead) state = state_next;
+        fill(s + 1);
+        if (!ahead && mine) state = prefetch(p, my_lane);
+        wait_at_run_start(s, p.level);
         for (int phase = 0; phase < phases; ++phase) {
           if (mine) body(p, state, my_lane, phase);
           m.team_barrier();
@@ -410,33 +428,38 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
           if (mine && my_lane == 0) finish(p);
           m.team_barrier();
         }
-      } else if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
-        const int groups = team / lanes, group = my_line, lane = my_lane;
-        wait_at_run_start(s, lev);
-        for (int phase = 0; phase < phases; ++phase) {
-          for (int line = group; line < lines; line += groups) {
-            SweepPoint p;
-            if (point_of(line, lev, p)) body(p, prefetch(p, lane), lane, phase);
+      }
+    } else {
+      for (int s = 0; s < count; ++s) {
+        const int lev = level_of(s);
+        if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
+          const int groups = team / lanes, group = m.team_rank() / lanes, lane = m.team_rank() % lanes;
+          wait_at_run_start(s, lev);
+          for (int phase = 0; phase < phases; ++phase) {
+            for (int line = group; line < lines; line += groups) {
+              SweepPoint p;
+              if (point_of(line, lev, p)) body(p, prefetch(p, lane), lane, phase);
+            }
+            m.team_barrier();
           }
+          if (FinishStep::active) {
+            for (int line = group; line < lines && lane == 0; line += groups) {
+              SweepPoint p;
+              if (point_of(line, lev, p)) finish(p);
+            }
+            m.team_barrier();
+          }
+        } else {
+          wait_at_run_start(s, lev);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
+            SweepPoint p;
+            if (!point_of(line, lev, p)) return;
+            for (int phase = 0; phase < phases; ++phase)
+              for (int r = 0; r < lanes; ++r) body(p, prefetch(p, r), r, phase);
+            if (FinishStep::active) finish(p);
+          });
           m.team_barrier();
         }
-        if (FinishStep::active) {
-          for (int line = group; line < lines && lane == 0; line += groups) {
-            SweepPoint p;
-            if (point_of(line, lev, p)) finish(p);
-          }
-          m.team_barrier();
-        }
-      } else {
-        wait_at_run_start(s, lev);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
-          SweepPoint p;
-          if (!point_of(line, lev, p)) return;
-          for (int phase = 0; phase < phases; ++phase)
-            for (int r = 0; r < lanes; ++r) body(p, prefetch(p, r), r, phase);
-          if (FinishStep::active) finish(p);
-        });
-        m.team_barrier();
       }
     }
     Kokkos::single(Kokkos::PerTeam(m), [&]() {
