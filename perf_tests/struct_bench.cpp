@@ -395,8 +395,9 @@ int run(int argc, char** argv) {
     }
   }
   const double lower_gm = bench::geometric_mean(lower_speedups), factor_gm = bench::geometric_mean(factor_speedups);
-  std::printf("geometric mean over %zu cases: lower solve %.2fx the fastest baseline, factorization %.2fx cuSPARSE\n",
-              lower_speedups.size(), lower_gm, factor_gm);
+  if (!lower_speedups.empty())  // none with --no-baselines
+    std::printf("geometric mean over %zu cases: lower solve %.2fx the fastest baseline, factorization %.2fx cuSPARSE\n",
+                lower_speedups.size(), lower_gm, factor_gm);
   if (solves) {
     const std::vector<SolveCase> table4 = {
         {"Poisson", StencilShape::star7, 1, gallery::StencilPde::poisson, true, StructIluKind::ic0, 304},
