@@ -282,9 +282,9 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = 0; e < State::max_entries; ++e)
       if (e0 + e < e1)
         st.q[e] = (int)neighbour_position(base, H, nx, ny, nz, shifts(e0 + e), p.i, p.j, p.k, p.hi, p.hj, p.level);
-        // the point's own blocks, whether or not the neighbour exists (every
-        // entry is stored): testing q here would wait for q's base loads
 #pragma unroll
+    // the point's own blocks, whether or not the neighbour exists (every
+    // entry is stored): testing q here would wait for q's base loads
     for (int e = 0; e < State::blocks; ++e)
       if (e0 + e < e1)
         for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at(e0 + e, p.position, r, c));
