@@ -328,12 +328,17 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       nb_first[q] = nb[q] < 0 ? INT_MAX : first_level(nb[q]);
       nb_last[q] = nb[q] < 0 ? INT_MIN : last_level(nb[q]);
     }
+    // the grid point of plane point (hi, hj) at level lev, without its
+    // position; false when it is outside the grid
+    auto locate = [&](int hi, int hj, int lev, SweepPoint& p) {
+      p.hi = hi, p.hj = hj, p.level = lev;
+      p.k = lev - hi - hj;
+      p.j = hj - t.c * p.k;
+      p.i = hi - t.a * p.j - t.b * p.k;
+      return p.i >= 0 && p.j >= 0 && p.k >= 0 && p.i < nx && p.j < ny && p.k < nz;
+    };
     auto point_of = [&](int line, int lev, SweepPoint& p) {
-      p.hi = tx * ts.x + line % ts.x, p.hj = ty * ts.y + line / ts.x, p.level = lev;
-      p.k = lev - p.hi - p.hj;
-      p.j = p.hj - t.c * p.k;
-      p.i = p.hi - t.a * p.j - t.b * p.k;
-      if (p.i < 0 || p.j < 0 || p.k < 0 || p.i >= nx || p.j >= ny || p.k >= nz) return false;
+      if (!locate(tx * ts.x + line % ts.x, ty * ts.y + line / ts.x, lev, p)) return false;
       p.position = long(base(long(lev) * H + p.hj) + p.hi);
       return true;
     };
@@ -383,42 +388,8 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     const int count = l1 - l0 + 1;  // the tile's levels, in sweep order
     auto level_of = [&](int s) { return forward ? l0 + s : l1 - s; };
     if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
-      // Each thread's next point is in flight while this level runs: its
-      // coordinates, its position (from the layout's base, loaded a level
-      // before that) and, for a small prefetched state, its loads
-      // (positions, matrix values, right-hand side: nothing another point
-      // writes). So no load of a level waits on another load of it.
-      // Holding two or three levels in flight was slower on an H200
-      // (RESULTS.md).
-      constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
       const int my_line = m.team_rank() / lanes, my_lane = m.team_rank() % lanes;
-      const int my_hj = ty * ts.y + my_line / ts.x, my_hi = tx * ts.x + my_line % ts.x;
-      auto base_of_step = [&](int s) -> long {
-        return s < count && my_hj < H ? base(long(level_of(s)) * H + my_hj) : 0;
-      };
-      SweepPoint p_next;
-      State state_next{};
-      bool mine_next = false;
-      long base_next = base_of_step(0);  // base(level, my_hj) of the step being filled
-      auto fill = [&](int s) {           // the next point: step s
-        SweepPoint& p = p_next;
-        p.hi = my_hi, p.hj = my_hj, p.level = level_of(s);
-        p.k = p.level - p.hi - p.hj;
-        p.j = p.hj - t.c * p.k;
-        p.i = p.hi - t.a * p.j - t.b * p.k;
-        mine_next = s < count && p.i >= 0 && p.j >= 0 && p.k >= 0 && p.i < nx && p.j < ny && p.k < nz;
-        p.position = base_next + p.hi;
-        if (ahead && mine_next) state_next = prefetch(p, my_lane);
-        base_next = base_of_step(s + 1);
-      };
-      fill(0);
-      for (int s = 0; s < count; ++s) {
-        const SweepPoint p = p_next;
-        const bool mine = mine_next;
-        State state{};
-        if (ahead) state = state_next;
-        fill(s + 1);
-        if (!ahead && mine) state = prefetch(p, my_lane);
+      auto run_level = [&](int s, const SweepPoint& p, bool mine, const State& state) {
         wait_at_run_start(s, p.level);
         for (int phase = 0; phase < phases; ++phase) {
           if (mine) body(p, state, my_lane, phase);
@@ -427,6 +398,47 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         if (FinishStep::active) {
           if (mine && my_lane == 0) finish(p);
           m.team_barrier();
+        }
+      };
+      // With a small prefetched state, each thread's next point is in
+      // flight while this level runs: its coordinates, its position (from
+      // the layout's base, loaded a level before that) and its loads
+      // (positions, matrix values, right-hand side: nothing another point
+      // writes). So no load of a level waits on another load of it. Holding
+      // two or three levels in flight was slower on an H200, and so was the
+      // next point alone where nothing else is prefetched: it only costs
+      // registers there (RESULTS.md).
+      constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
+      if (ahead) {
+        const int my_hj = ty * ts.y + my_line / ts.x, my_hi = tx * ts.x + my_line % ts.x;
+        auto base_of_step = [&](int s) -> long {
+          return s < count && my_hj < H ? base(long(level_of(s)) * H + my_hj) : 0;
+        };
+        SweepPoint p_next;
+        State state_next{};
+        bool mine_next = false;
+        long base_next = base_of_step(0);  // base(level, my_hj) of the step being filled
+        auto fill = [&](int s) {           // the next point: step s
+          mine_next = s < count && locate(my_hi, my_hj, level_of(s), p_next);
+          p_next.position = base_next + my_hi;
+          if (mine_next) state_next = prefetch(p_next, my_lane);
+          base_next = base_of_step(s + 1);
+        };
+        fill(0);
+        for (int s = 0; s < count; ++s) {
+          const SweepPoint p = p_next;
+          const bool mine = mine_next;
+          const State state = state_next;
+          fill(s + 1);
+          run_level(s, p, mine, state);
+        }
+      } else {
+        for (int s = 0; s < count; ++s) {
+          SweepPoint p;
+          const bool mine = point_of(my_line, level_of(s), p);
+          State state{};
+          if (mine) state = prefetch(p, my_lane);
+          run_level(s, p, mine, state);
         }
       }
     } else {
