@@ -285,6 +285,12 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     upper_for_ = to_device(upper_for, "trellis::structilu::upper_for");
   }
   factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
+  {
+    Kokkos::View<structured::EntryShift*, Kokkos::HostSpace> host(std::string("trellis::structilu::shifts_host"),
+                                                                  shifts.size());
+    std::copy(shifts.begin(), shifts.end(), host.data());
+    factors_.host_shifts = host;
+  }
   factors_.n = layout_.points();
   factors_.dof = dof_;
   factors_.entries = stencil_.size();

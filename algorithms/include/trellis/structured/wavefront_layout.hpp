@@ -348,9 +348,6 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     // Runs of levels_per_wait levels, aligned to its multiples: a team
     // publishes and waits at the first level of each run, for what the
     // run's last level needs.
-    auto run_starts = [&](int s, int lev) {
-      return s == 0 || (forward ? lev % per_wait == 0 : (lev + 1) % per_wait == 0);
-    };
     auto run_last = [&](int lev) {
       const int first = lev - lev % per_wait, last = first + per_wait - 1;  // the run holding lev
       return forward ? (last < l1 ? last : l1) : (first > l0 ? first : l0);
@@ -380,8 +377,13 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
     };
     // at a run's first level: one thread publishes and waits, then a
     // barrier (single(PerTeam) does not hold the other threads back)
+    int run_left = 0;  // levels of the current run after this one (no division at each level)
     auto wait_at_run_start = [&](int s, int lev) {
-      if (!run_starts(s, lev)) return;
+      if (run_left > 0) {
+        --run_left;
+        return;
+      }
+      run_left = forward ? per_wait - 1 - lev % per_wait : lev % per_wait;
       Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
       m.team_barrier();
     };

@@ -31,8 +31,9 @@ namespace trellis::structured::detail {
 template <class Scalar, class Device>
 struct FactorStorage {
   Kokkos::View<Scalar*, Device> values;
-  Kokkos::View<const EntryShift*, Device> shifts;  // per factor stencil entry
-  long n = 0;                                      // grid points
+  Kokkos::View<const EntryShift*, Device> shifts;                  // per factor stencil entry
+  Kokkos::View<const EntryShift*, Kokkos::HostSpace> host_shifts;  // the same on the host
+  long n = 0;                                                      // grid points
   int dof = 1, entries = 0, centre = 0;
 
   KOKKOS_INLINE_FUNCTION size_t at(int e, long pos, int r, int c) const {
@@ -257,8 +258,21 @@ struct SweepState {
   static constexpr int most_blocks = 16 / B < 13 ? 16 / B : 13;  // block rows in 16 values
   static constexpr int blocks = most_blocks < E ? most_blocks : E;
   Scalar rhs;
-  int q[max_entries];  // layout positions (< points, which fit an int)
+  // base(level, ĵ) of each neighbour's run as loaded (< points, which fit
+  // an int): the neighbour's position adds its î, in the body, so that no
+  // arithmetic waits on the load within the step
+  int run[max_entries];
+  unsigned inside = 0;  // bit e: entry e's neighbour is in the grid
   Scalar row[blocks * B];
+};
+
+/// The first E entries of a half, held by the kernel itself (its
+/// arguments): a sweep reads them at every level, and loaded from memory
+/// each one's load and bounds test came before its neighbour's base load.
+template <int E>
+struct HalfShifts {
+  EntryShift at[E] = {};  // zero past count: a kernel computes with every slot (garbage there broke DoF 2 on CUDA)
+  int count = 0;          // entries of the half, if fewer than E
 };
 
 /// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
@@ -275,20 +289,34 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
+  HalfShifts<E> half{};
+  half.count = e1 - e0 < E ? e1 - e0 : E;
+  for (int e = 0; e < half.count; ++e) half.at[e] = F.host_shifts(e0 + e);
+  // Every load is issued without a branch (a neighbour outside the grid
+  // reads its point's own run instead), so a level's loads are in flight
+  // together.
   auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p, int r)->State {
     State st;
     st.rhs = x(p.position * B + r);
 #pragma unroll
-    for (int e = 0; e < State::max_entries; ++e)
-      if (e0 + e < e1)
-        st.q[e] = (int)neighbour_position(base, H, nx, ny, nz, shifts(e0 + e), p.i, p.j, p.k, p.hi, p.hj, p.level);
-#pragma unroll
+    for (int e = 0; e < State::max_entries; ++e) {
+      const EntryShift& s = half.at[e];
+      const bool in = e < half.count && unsigned(p.i + s.x) < unsigned(nx) && unsigned(p.j + s.y) < unsigned(ny) &&
+                      unsigned(p.k + s.z) < unsigned(nz);
+      st.run[e] = int(base(in ? long(p.level + s.level) * H + p.hj + s.hy : long(p.level) * H + p.hj));
+      st.inside |= unsigned(in) << e;
+    }
     // the point's own blocks, whether or not the neighbour exists (every
-    // entry is stored): testing q here would wait for q's base loads
+    // entry is stored)
+#pragma unroll
     for (int e = 0; e < State::blocks; ++e)
-      if (e0 + e < e1)
+      if (e < half.count)
         for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at(e0 + e, p.position, r, c));
     return st;
+  };
+  // entry e's neighbour position, or -1 outside the grid
+  auto neighbour = [=] KOKKOS_FUNCTION(const SweepPoint& p, const State& st, int e) -> long {
+    return (st.inside >> e) & 1u ? long(st.run[e]) + p.hi + half.at[e].hx : -1;
   };
   // Row r of the point: rhs - sum over the half's entries of A(p,q) x(q);
   // the backward sweep with B = 1 also applies U's inverse diagonal. The
@@ -305,9 +333,10 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     Scalar acc = st.rhs;
 #pragma unroll
     for (int e = 0; e < State::max_entries && chunk == 1; ++e) {  // entry by entry
-      if (e0 + e >= e1 || st.q[e] < 0) continue;
+      const long q = neighbour(p, st, e);
+      if (q < 0) continue;
       Scalar xq[B];
-      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(long(st.q[e]) * B + c));
+      for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
       for (int c = 0; c < B; ++c)
         acc -=
             (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
@@ -319,8 +348,9 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
-        if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
-        for (int c = 0; c < B; ++c) xq[u][c] = x(long(st.q[e]) * B + c);  // plain: see the file's head
+        const long q = e < State::max_entries ? neighbour(p, st, e) : -1;
+        if (q < 0) continue;
+        for (int c = 0; c < B; ++c) xq[u][c] = x(q * B + c);  // plain: see the file's head
         for (int c = 0; c < B; ++c)
           a[u][c] =
               e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
@@ -328,7 +358,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
-        if (e >= State::max_entries || e0 + e >= e1 || st.q[e] < 0) continue;
+        if (e >= State::max_entries || !((st.inside >> e) & 1u)) continue;
         for (int c = 0; c < B; ++c) acc -= a[u][c] * xq[u][c];
       }
     }
