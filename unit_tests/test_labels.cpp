@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -19,10 +20,19 @@ std::set<std::string>& seen() {
   static std::set<std::string> labels;
   return labels;
 }
-void on_kernel(const char* name, const uint32_t, uint64_t*) { seen().insert(name); }
-void on_allocation(const Kokkos_Profiling_SpaceHandle, const char* name, const void*, const uint64_t) {
+// The callbacks run on whichever thread allocates: the OpenMP backend sizes
+// its per-thread scratch from inside a parallel region (an unguarded insert
+// there corrupted the set: a leak under LeakSanitizer in CI).
+std::mutex& seen_mutex() {
+  static std::mutex m;
+  return m;
+}
+void record(const char* name) {
+  const std::lock_guard<std::mutex> lock(seen_mutex());
   seen().insert(name);
 }
+void on_kernel(const char* name, const uint32_t, uint64_t*) { record(name); }
+void on_allocation(const Kokkos_Profiling_SpaceHandle, const char* name, const void*, const uint64_t) { record(name); }
 
 /// Labels Kokkos Kernels 3.4 gives its own arrays and kernels (sptrsv's
 /// level sets and team kernels, sort_crs_matrix), and Kokkos' unlabelled
