@@ -498,6 +498,7 @@ TYPED_TEST(KrylovOnBackend, BreakdownsAreNamed) {
   using Device = TypeParam;
   IdentityPreconditioner<double, Device> identity;
   KrylovOptions o;
+  o.max_breakdown_restarts = 0;  // the breakdown itself, not its recovery
   HostVec x;
   {
     // CG on an indefinite matrix diag(1, -1) with b = (1, 1), x0 = 0:
@@ -538,6 +539,72 @@ TYPED_TEST(KrylovOnBackend, BreakdownsAreNamed) {
       EXPECT_EQ(host_vector(dx), x0) << "x changed by a step the breakdown rejected";
     }
   }
+}
+
+TYPED_TEST(KrylovOnBackend, BicgstabRecoversFromABreakdownByRestarting) {
+  // diag(1, -1, 2, -2, ...), b = 1, x0 = 0: (A r0, r0^) = 0 exactly for
+  // r0^ = r0, a breakdown at the first step. The restart takes a
+  // pseudo-random shadow residual (r0^ = r has just failed) and converges.
+  using Device = TypeParam;
+  const int n = 40;
+  std::vector<ordinal_t> idx(n);
+  HostVec d(n);
+  for (int i = 0; i < n; ++i) idx[i] = i, d[i] = (i % 2 ? -1.0 : 1.0) * (1 + i / 2);
+  const HostCsr H = csr_from_triplets(n, n, idx, idx, d);
+  CsrOperator<double, Device> op(to_device<Device>(H));
+  IdentityPreconditioner<double, Device> identity;
+  const HostVec b(n, 1.0);
+  for (BicgstabForm form : {BicgstabForm::split, BicgstabForm::right}) {
+    SCOPED_TRACE(form == BicgstabForm::split ? "split" : "right");
+    auto db = device_vector<Device>(b);
+    auto dx = device_vector<Device>(HostVec(n, 0.0));
+    KrylovOptions o;
+    o.max_breakdown_restarts = 0;
+    EXPECT_EQ((bicgstab<double, Device>(op, identity, db, dx, o, form).status), KrylovStatus::breakdown_vr);
+    o.max_breakdown_restarts = 3;
+    const KrylovResult r = bicgstab<double, Device>(op, identity, db, dx, o, form);
+    ASSERT_TRUE(r.converged()) << to_string(r.status);
+    ASSERT_GE(r.restarts.size(), 1u);
+    EXPECT_EQ(r.restarts[0].iteration, 0);
+    EXPECT_EQ(r.restarts[0].reason, KrylovStatus::breakdown_vr);
+    const HostVec x = host_vector(dx);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(x[i], 1.0 / d[i], 1e-7) << i;
+  }
+}
+
+TYPED_TEST(KrylovOnBackend, BicgstabRestartsAreBounded) {
+  // The rotation [[0, 1], [-1, 0]]: omega = (A s, s) / (A s, A s) = 0 at
+  // every step whatever the shadow residual. The restarts run out and the
+  // breakdown is named, each restart listed.
+  using Device = TypeParam;
+  const HostCsr H = csr_from_triplets(2, 2, {0, 1}, {1, 0}, {1.0, -1.0});
+  CsrOperator<double, Device> op(to_device<Device>(H));
+  IdentityPreconditioner<double, Device> identity;
+  auto db = device_vector<Device>({1.0, 0.5});
+  auto dx = device_vector<Device>({0.0, 0.0});
+  KrylovOptions o;
+  o.max_breakdown_restarts = 4;
+  const KrylovResult r = bicgstab<double, Device>(op, identity, db, dx, o, BicgstabForm::right);
+  EXPECT_FALSE(r.converged());
+  EXPECT_EQ(r.restarts.size(), 4u);
+  for (double v : host_vector(dx)) EXPECT_TRUE(std::isfinite(v));
+}
+
+TYPED_TEST(KrylovOnBackend, PlainViewsNeedNoTemplateArguments) {
+  // What a user writes: Views of double, no explicit template arguments.
+  using Device = TypeParam;
+  const HostCsr H = gallery::laplace2d_5pt(8, 8);
+  CsrOperator<double, Device> op(to_device<Device>(H));
+  IdentityPreconditioner<double, Device> M;
+  Kokkos::View<double*, Device> b("b", size_t(H.num_rows)), x("x", size_t(H.num_rows));
+  Kokkos::deep_copy(b, 1.0);
+  EXPECT_TRUE(bicgstab(op, M, b, x).converged());
+  Kokkos::deep_copy(x, 0.0);
+  EXPECT_TRUE(gmres(op, M, b, x).converged());
+  Kokkos::deep_copy(x, 0.0);
+  EXPECT_TRUE(cg(op, M, b, x).converged());
+  Kokkos::deep_copy(x, 0.0);
+  EXPECT_TRUE(bicgstab(typename Device::execution_space(), op, M, b, x).converged());
 }
 
 TYPED_TEST(KrylovOnBackend, BicgstabStopsAtAHalfStepThatConverges) {

@@ -413,15 +413,15 @@ TYPED_TEST(StructIluTest, RefactorReusesTheLayoutAndChecksTheMatrix) {
   const auto A = gallery::stencil_problem(st, {6, 6, 6}, 2, gallery::StencilPde::dominant, 1);
   const auto B = gallery::stencil_problem(st, {6, 6, 6}, 2, gallery::StencilPde::dominant, 2);
   StructIlu<double, TypeParam> M(A);
-  M.refactor(typename TypeParam::execution_space(), B);
+  M.numeric(typename TypeParam::execution_space(), B);
   StructIlu<double, TypeParam> fresh(B);
   const Vec r = test::random_vector(size_t(B.num_rows()), test::fresh_seed());
   auto z1 = test::device_vector<TypeParam>(Vec(r.size(), 0.0)), z2 = test::device_vector<TypeParam>(Vec(r.size(), 0.0));
   M.apply(test::device_vector<TypeParam>(r), z1);
   fresh.apply(test::device_vector<TypeParam>(r), z2);
   EXPECT_EQ(test::host_vector(z1), test::host_vector(z2));
-  EXPECT_THROW(M.refactor(typename TypeParam::execution_space(),
-                          gallery::stencil_problem(st, {6, 6, 5}, 2, gallery::StencilPde::dominant, 2)),
+  EXPECT_THROW(M.numeric(typename TypeParam::execution_space(),
+                         gallery::stencil_problem(st, {6, 6, 5}, 2, gallery::StencilPde::dominant, 2)),
                InputError);
 }
 

@@ -1,6 +1,7 @@
 #include "trellis/solvers/preconditioner_factory.hpp"
 #include "trellis/core/csr_check.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "trellis/core/errors.hpp"
@@ -113,7 +114,8 @@ struct PreconditionerFactory {
         opt.kind = read.structilu.value_or(StructIluKind::ilu0);
         opt.pivots = o.pivots;
         const StencilMatrix S = StencilMatrix::from_csr(A, {o.grid[0], o.grid[1], o.grid[2]});
-        auto ilu = std::make_shared<const StructIlu<double, Device>>(S, opt);
+        auto ilu = std::make_shared<StructIlu<double, Device>>(S, opt);
+        out.struct_ilu_ = ilu;
         out.analysis_seconds = ilu->layout_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
         out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " +
@@ -124,7 +126,19 @@ struct PreconditionerFactory {
         break;
       }
     }
+    out.options_ = o;
+    if (!out.reordering_ && !out.global_ilu0_ && !out.struct_ilu_) out.pattern_ = pattern_of(A);
     return out;
+  }
+
+  /// A's pattern alone (its values left empty): what numeric() compares.
+  static HostCsr pattern_of(const HostCsr& A) {
+    HostCsr p;
+    p.num_rows = A.num_rows;
+    p.num_cols = A.num_cols;
+    p.row_map = A.row_map;
+    p.entries = A.entries;
+    return p;
   }
 };
 
@@ -148,25 +162,34 @@ void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) co
 }
 
 void BuiltPreconditioner::numeric(const HostCsr& A) {
-  if (reordering_)
-    reordering_->numeric(A);
-  else if (global_ilu0_)
-    global_ilu0_->numeric(A);
-  else
-    throw InputError("preconditioner " + name + " takes no new values (numeric() is for ilu0 and dd); build a new one");
+  if (reordering_) return reordering_->numeric(A);
+  if (global_ilu0_) return global_ilu0_->numeric(A);
+  check_canonical(A, "numeric");
+  if (struct_ilu_) {
+    const GridDims& g = options_.grid;
+    return struct_ilu_->numeric(DefaultDevice::execution_space(), StencilMatrix::from_csr(A, {g[0], g[1], g[2]}));
+  }
+  const auto& p = pattern_;
+  const bool same = A.num_rows == p.num_rows && A.num_cols == p.num_cols && A.nnz() == p.nnz() &&
+                    std::equal(A.row_map.data(), A.row_map.data() + A.row_map.extent(0), p.row_map.data()) &&
+                    std::equal(A.entries.data(), A.entries.data() + A.entries.extent(0), p.entries.data());
+  if (!same)
+    throw StructureError("preconditioner " + name + ": numeric() got a matrix whose pattern differs from the one it " +
+                         "was built for (" + std::to_string(p.num_rows) + " rows, " + std::to_string(p.nnz()) +
+                         " nonzeros); build a new one");
+  if (kind == PreconditionerKind::none) return;
+  const TrustedInput trusted;  // checked above
+  BuiltPreconditioner fresh = PreconditionerFactory::build(name, A, nullptr, options_);
+  preconditioner = std::move(fresh.preconditioner);
+  analysis_seconds = fresh.analysis_seconds;
+  factorization_seconds = fresh.factorization_seconds;
+  setup_report = std::move(fresh.setup_report);
 }
 
 void BuiltPreconditioner::numeric(const BsrMatrix<double, DefaultDevice>& blocks) {
-  if (reordering_) {
-    reordering_->numeric(blocks);
-  } else if (global_ilu0_) {
-    if (blocks.block_size != 1)
-      throw StructureError("preconditioner " + name + ": numeric() got blocks of size " +
-                           std::to_string(blocks.block_size) + "; ilu0 takes a point matrix (block size 1)");
-    global_ilu0_->numeric(as_point_csr(blocks));
-  } else {
-    throw InputError("preconditioner " + name + " takes no new values (numeric() is for ilu0 and dd); build a new one");
-  }
+  if (reordering_) return reordering_->numeric(blocks);
+  if (global_ilu0_ && blocks.block_size == 1) return global_ilu0_->numeric(as_point_csr(blocks));
+  numeric(bsr_to_csr(copy_to<HostDevice>(blocks)));
 }
 
 BuiltPreconditioner make_preconditioner(const std::string& spec, const HostCsr& A,

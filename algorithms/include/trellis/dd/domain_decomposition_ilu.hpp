@@ -253,6 +253,12 @@ class DomainDecompositionIlu {
     upper_solve_reordered(execution_space(), r, z);
   }
 
+  /// The two factors of a split application, K1 = L D and K2 = U', each
+  /// solved the way `variant` solves it inside M^{-1} (the same traversal,
+  /// and so the same reproducibility): y = (L D)^{-1} r, z = U'^{-1} r.
+  void lower_solve_reordered(const execution_space& space, const_vector_type r, vector_type y, DdApply variant) const;
+  void upper_solve_reordered(const execution_space& space, const_vector_type r, vector_type z, DdApply variant) const;
+
   /// z = M^{-1} r in the original numbering.
   void apply(const execution_space& space, const_vector_type r, vector_type z, DdApply variant) const;
   void apply(const_vector_type r, vector_type z, DdApply variant) const { apply(execution_space(), r, z, variant); }
@@ -451,6 +457,37 @@ void DomainDecompositionIlu<Scalar, Device>::lower_solve_reordered(const executi
         break;
     }
     dd::run_dag<b>(space, factors_, plan, r, y);
+  });
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::lower_solve_reordered(const execution_space& space, const_vector_type r,
+                                                                   vector_type y, DdApply variant) const {
+  check_sizes(r, y, to_string(variant));
+  check_factored(to_string(variant));
+  dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+    dd::DagPlan plan;
+    if (variant == DdApply::dag_ec_ILD_UO) {
+      plan.lower = dd::LowerStep::with_diagonal;
+    } else {  // the fused kernels' lower half: unit L, then D^{-1}
+      plan.vertex_centric = variant == DdApply::dag_vc_ILDUO_fused;
+      plan.scale_after_lower = true;
+    }
+    dd::run_dag<decltype(B)::value>(space, factors_, plan, r, y);
+  });
+}
+
+template <class Scalar, class Device>
+void DomainDecompositionIlu<Scalar, Device>::upper_solve_reordered(const execution_space& space, const_vector_type r,
+                                                                   vector_type z, DdApply variant) const {
+  check_sizes(r, z, "upper solve");
+  check_factored("upper solve");
+  dd::detail::dispatch_block_size(block_size(), [&](auto B) {
+    dd::DagPlan plan;
+    plan.vertex_centric = variant == DdApply::dag_vc_ILDUO_fused;
+    plan.lower = dd::LowerStep::none;
+    plan.upper = true;
+    dd::run_dag<decltype(B)::value>(space, factors_, plan, r, z);
   });
 }
 

@@ -88,7 +88,7 @@ class StructIlu {
 
   /// Factors new values of a matrix with the same grid, stencil and DoF,
   /// reusing the layout (InputError if they differ).
-  void refactor(const execution_space& space, const StencilMatrix& A);
+  void numeric(const execution_space& space, const StencilMatrix& A);
   /// Factors the values last given again (from their device copy in the
   /// factors' layout): the numeric factorization alone, as benchmarks time it.
   void factor(const execution_space& space);
@@ -125,7 +125,7 @@ class StructIlu {
   Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
   std::array<int, 3> grid_;
   int dof_ = 1;
-  std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check refactor()
+  std::vector<StencilOffset> matrix_offsets_;           // the matrix's stencil, to check numeric()
   mutable structured::WavefrontLayout<Device> layout_;  // sweeps advance its flags
   structured::WavefrontLayout<Device> factor_layout_;   // layout_, or its entry-lane tiles
   structured::detail::FactorStorage<Scalar, Device> factors_;
@@ -308,13 +308,13 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
                              size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
   layout_seconds_ = seconds_since(t0);
-  refactor(space, A);
+  numeric(space, A);
 }
 
 template <class Scalar, class Device>
-void StructIlu<Scalar, Device>::refactor(const execution_space& space, const StencilMatrix& A) {
+void StructIlu<Scalar, Device>::numeric(const execution_space& space, const StencilMatrix& A) {
   if (A.grid() != grid_ || A.dof() != dof_ || A.stencil().offsets() != matrix_offsets_)
-    throw InputError("structilu: refactor needs a matrix with the same grid, stencil and dof");
+    throw InputError("structilu: numeric() needs a matrix with the same grid, stencil and dof");
   if ((options_.kind == StructIluKind::ic0 || options_.kind == StructIluKind::ic1) && !A.is_symmetric())
     throw InputError(std::string("structilu:") + to_string(options_.kind) +
                      ": the matrix is not symmetric; use ilu0 or ilu1");

@@ -122,17 +122,62 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   };
   start_slots(rho, stop);
   detail::TrueResidualTest confirm(stop);
+  // x += K2^{-1} d and d = 0 (split form: the steps accumulate y - y0 in d).
+  auto fold_iterate = [&] {
+    if (!split) return;
+    M.apply_right(space, d, w);
+    detail::axpby(space, Scalar(1), w, Scalar(1), x);
+    Kokkos::deep_copy(space, d, Scalar(0));
+  };
+  // Stagnation: the iteration at which the residual last fell below 0.9
+  // times the best before it.
+  double best = rnorm;
+  int best_at = 0;
+  // A fresh start from x, with t = b - A x: r from t, p = r, and the shadow
+  // residual rhat = r, or a pseudo-random one when rhat = r has just failed
+  // (a breakdown right after a start: (A r, r) = 0 for an indefinite A).
+  int started_at = 0;
+  auto start_from_t = [&](bool random_shadow) {
+    if (split)
+      M.apply_left(space, t, r);
+    else
+      Kokkos::deep_copy(space, r, t);
+    if (random_shadow)
+      detail::fill_pseudo_random(space, rhat, unsigned(out.restarts.size()));
+    else
+      Kokkos::deep_copy(space, rhat, r);
+    Kokkos::deep_copy(space, p, r);
+    started_at = out.iterations;
+    rho = dot(space, r, rhat, comm);
+    rnorm = detail::norm2(space, r, comm);
+    best = rnorm;
+    best_at = out.iterations;
+    start_slots(rho, confirm.iteration_stop);
+  };
+  // A breakdown or a stagnation: restart from the current iterate while
+  // restarts are left (true), else end the solve with `why` (false).
+  int recoveries = 0;
+  auto recover = [&](KrylovStatus why) {
+    if (recoveries >= o.max_breakdown_restarts) {
+      out.status = why;
+      return false;
+    }
+    ++recoveries;
+    const bool random_shadow = out.iterations == started_at;
+    out.restarts.push_back({out.iterations, why});
+    fold_iterate();
+    A.apply(space, x, t);
+    detail::axpby(space, Scalar(1), b, Scalar(-1), t);
+    start_from_t(random_shadow);
+    return true;
+  };
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
       out.status = KrylovStatus::non_finite;
       break;
     }
     if (rnorm <= confirm.iteration_stop) {  // recursive residuals drift, K1 may hide some: ||b - A x|| decides
-      if (split) {                          // x = x0 + K2^{-1} d, and d starts again from 0
-        M.apply_right(space, d, w);
-        detail::axpby(space, Scalar(1), w, Scalar(1), x);
-        Kokkos::deep_copy(space, d, Scalar(0));
-      }
+      fold_iterate();                       // x = x0 + K2^{-1} d, and d starts again from 0
       A.apply(space, x, t);
       detail::axpby(space, Scalar(1), b, Scalar(-1), t);  // t = b - A x
       const double true_norm = detail::norm2(space, t, comm);
@@ -142,20 +187,13 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
             verdict == detail::TrueResidualTest::converged ? KrylovStatus::converged : KrylovStatus::true_residual_high;
         break;
       }
-      if (split)
-        M.apply_left(space, t, r);
-      else
-        Kokkos::deep_copy(space, r, t);
-      Kokkos::deep_copy(space, rhat, r);
-      Kokkos::deep_copy(space, p, r);
-      rho = dot(space, r, rhat, comm);
-      rnorm = std::sqrt(double(rho));
-      start_slots(rho, confirm.iteration_stop);
+      out.restarts.push_back({out.iterations, KrylovStatus::true_residual_high});
+      start_from_t(false);
       continue;
     }
     if (out.iterations >= o.max_iterations) break;
     if (rho == Scalar(0)) {
-      out.status = KrylovStatus::breakdown_rho;
+      if (recover(KrylovStatus::breakdown_rho)) continue;
       break;
     }
     // One iteration, queued without a wait; the kernels skip what a breakdown
@@ -175,8 +213,8 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (vr == Scalar(0)) {
-      out.status = KrylovStatus::breakdown_vr;
+    if (vr == Scalar(0)) {  // the steps left x and r as they were
+      if (recover(KrylovStatus::breakdown_vr)) continue;
       break;
     }
     ++out.iterations;
@@ -190,14 +228,21 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       out.status = KrylovStatus::non_finite;
       break;
     }
-    if (!h.omega_usable()) {
-      out.status = KrylovStatus::breakdown_omega;
+    if (!h.omega_usable()) {  // likewise: x and r untouched
+      if (recover(KrylovStatus::breakdown_omega)) continue;
       break;
     }
     rnorm = std::sqrt(double(h.rr_next()));
     detail::record_residual(out, o, rnorm / scale);
     rho = h.rho_next();
     c.cur = h.cur = 1 - h.cur;
+    if (rnorm < 0.9 * best) {
+      best = rnorm;
+      best_at = out.iterations;
+    } else if (o.stagnation_window > 0 && out.iterations - best_at >= o.stagnation_window) {
+      if (recover(KrylovStatus::stagnated)) continue;
+      break;
+    }
   }
   if (split) {
     M.apply_right(space, d, w);
@@ -213,11 +258,14 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
 /// iteration's scalars). Stops when the residual of the iterated
 /// system (K1^{-1}(b - A x) for split, b - A x for right) falls to
 /// max(rel_tol * ||K1^{-1} b||, abs_tol). Named breakdowns: rho = (r, r0^) = 0,
-/// (v, r0^) = 0, omega = 0; NaN or Inf anywhere is non_finite.
+/// (v, r0^) = 0, omega = 0; each, and a stagnation, first restarts the
+/// iteration from the current iterate with r0^ = r, up to
+/// o.max_breakdown_restarts times (KrylovResult::restarts lists them); NaN or
+/// Inf anywhere is non_finite.
 template <class Scalar, class Device>
 KrylovResult bicgstab(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                      const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                      Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {},
+                      const Preconditioner<Scalar, Device>& M, detail::InVector<Scalar, Device> b,
+                      detail::OutVector<Scalar, Device> x, const KrylovOptions& o = {},
                       BicgstabForm form = BicgstabForm::split, BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
   detail::check_krylov_arguments("bicgstab", A, b, x, o);
   return detail::with_balanced_rhs<Scalar, Device>(
@@ -230,7 +278,7 @@ KrylovResult bicgstab(const typename Device::execution_space& space, const Linea
 /// bicgstab on the default instance.
 template <class Scalar, class Device>
 KrylovResult bicgstab(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
-                      Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                      detail::InVector<Scalar, Device> b, detail::OutVector<Scalar, Device> x,
                       const KrylovOptions& o = {}, BicgstabForm form = BicgstabForm::split,
                       BicgstabWorkspace<Scalar, Device>* workspace = nullptr) {
   return bicgstab<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o, form, workspace);

@@ -50,6 +50,7 @@ KrylovResult cg_solve(const typename Device::execution_space& space, const Linea
             verdict == detail::TrueResidualTest::converged ? KrylovStatus::converged : KrylovStatus::true_residual_high;
         break;
       }
+      out.restarts.push_back({out.iterations, KrylovStatus::true_residual_high});
       Kokkos::deep_copy(space, r, q);
       rnorm = true_norm;
       M.apply(space, r, z);
@@ -90,8 +91,8 @@ KrylovResult cg_solve(const typename Device::execution_space& space, const Linea
 /// definite) is breakdown_vr.
 template <class Scalar, class Device>
 KrylovResult cg(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+                const Preconditioner<Scalar, Device>& M, detail::InVector<Scalar, Device> b,
+                detail::OutVector<Scalar, Device> x, const KrylovOptions& o = {}) {
   detail::check_krylov_arguments("cg", A, b, x, o);
   return detail::with_balanced_rhs<Scalar, Device>(
       space, A.communicator(), b, x, o,
@@ -103,7 +104,7 @@ KrylovResult cg(const typename Device::execution_space& space, const LinearOpera
 /// cg on the default instance.
 template <class Scalar, class Device>
 KrylovResult cg(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
-                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+                detail::InVector<Scalar, Device> b, detail::OutVector<Scalar, Device> x, const KrylovOptions& o = {}) {
   return cg<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
 }
 

@@ -166,8 +166,8 @@ KrylovResult gmres_solve(const typename Device::execution_space& space, const Li
 /// NaN or Inf is non_finite.
 template <class Scalar, class Device>
 KrylovResult gmres(const typename Device::execution_space& space, const LinearOperator<Scalar, Device>& A,
-                   const Preconditioner<Scalar, Device>& M, Kokkos::View<const Scalar*, Device> b,
-                   Kokkos::View<Scalar*, Device> x, const KrylovOptions& o = {}) {
+                   const Preconditioner<Scalar, Device>& M, detail::InVector<Scalar, Device> b,
+                   detail::OutVector<Scalar, Device> x, const KrylovOptions& o = {}) {
   detail::check_krylov_arguments("gmres", A, b, x, o);
   return detail::with_balanced_rhs<Scalar, Device>(
       space, A.communicator(), b, x, o,
@@ -179,7 +179,7 @@ KrylovResult gmres(const typename Device::execution_space& space, const LinearOp
 /// gmres on the default instance.
 template <class Scalar, class Device>
 KrylovResult gmres(const LinearOperator<Scalar, Device>& A, const Preconditioner<Scalar, Device>& M,
-                   Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
+                   detail::InVector<Scalar, Device> b, detail::OutVector<Scalar, Device> x,
                    const KrylovOptions& o = {}) {
   return gmres<Scalar, Device>(typename Device::execution_space(), A, M, b, x, o);
 }

@@ -47,7 +47,14 @@ struct KrylovOptions {
   double rel_tol = 1e-8;  // stop when ||r|| <= rel_tol * ||b|| ...
   double abs_tol = 0;     // ... or ||r|| <= abs_tol
   int max_iterations = 1000;
-  int restart = 30;                                                              // GMRES(m)
+  int restart = 30;  // GMRES(m)
+  /// BiCGSTAB: how many times a breakdown ((r, r0^), (v, r0^) or omega = 0)
+  /// or a stagnation restarts the iteration from the current iterate with a
+  /// fresh shadow residual r0^ = r before the solve ends with that status.
+  int max_breakdown_restarts = 3;
+  /// BiCGSTAB: this many iterations without the residual falling below 0.9
+  /// times its best so far is a stagnation (0: never detected).
+  int stagnation_window = 150;
   GmresOrthogonalization orthogonalization = GmresOrthogonalization::automatic;  // GMRES only
   /// Called with (iteration, relative residual) each time the history grows
   /// (progress displays); empty by default.
@@ -62,6 +69,7 @@ enum class KrylovStatus {
   breakdown_omega,     // BiCGSTAB: omega = 0
   non_finite,          // NaN or Inf in a scalar of the iteration
   true_residual_high,  // the iteration's residual met the tolerance, ||b - A x|| did not, even after restarts
+  stagnated,           // BiCGSTAB: no progress over KrylovOptions::stagnation_window iterations, even after restarts
 };
 
 template <>
@@ -75,7 +83,16 @@ struct NameTable<KrylovStatus> {
       {KrylovStatus::breakdown_omega, "breakdown-omega"},
       {KrylovStatus::non_finite, "non-finite"},
       {KrylovStatus::true_residual_high, "true-residual-high"},
+      {KrylovStatus::stagnated, "stagnated"},
   };
+};
+
+/// A restart of the iteration from its current iterate: at which iteration,
+/// and why (a breakdown, a stagnation, or true_residual_high when the true
+/// residual missed what the iteration's own residual promised).
+struct KrylovRestart {
+  int iteration = 0;
+  KrylovStatus reason = KrylovStatus::breakdown_rho;
 };
 
 struct KrylovResult {
@@ -86,6 +103,8 @@ struct KrylovResult {
   std::vector<double> history;
   /// ||b - A x|| / ||b|| for the returned x.
   double true_relative_residual = 0;
+  /// Each restart, in order (BiCGSTAB; CG's true-residual restarts too).
+  std::vector<KrylovRestart> restarts;
   bool converged() const { return status == KrylovStatus::converged; }
 };
 

@@ -41,6 +41,8 @@ template <class Scalar, class Device>
 class DomainDecompositionIlu;
 template <class Scalar, class Device>
 class GlobalIlu0;
+template <class Scalar, class Device>
+class StructIlu;
 
 enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu, automatic };
 
@@ -98,20 +100,28 @@ class BuiltPreconditioner {
   void to_reordered(const_vector_type x, vector_type xr) const;
   void from_reordered(const_vector_type xr, vector_type x) const;
 
-  /// New values for the pattern it was built for (a Newton or time step):
-  /// ilu0 and dd factor them again in place, reusing the partition, the
-  /// permutation and the analysis (DomainDecompositionIlu::numeric,
-  /// GlobalIlu0::numeric); `preconditioner` then applies the new factors.
-  /// A changed pattern is a StructureError, a failed pivot a PivotError;
-  /// other preconditioners are an InputError (build a new one).
+  /// New values for the pattern it was built for (a Newton or time step),
+  /// for every kind: ilu0 and dd factor them again in place, reusing the
+  /// partition, the permutation and the analysis (DomainDecompositionIlu::
+  /// numeric, GlobalIlu0::numeric); structilu likewise with its layout
+  /// (StructIlu::numeric); jacobi, gs, sgs and ilu0-kk are built again from
+  /// the new values; none has nothing to do. `preconditioner` then applies
+  /// the new values. A changed pattern is a StructureError, a failed pivot a
+  /// PivotError.
   void numeric(const HostCsr& A);
-  /// The same from a block matrix in device memory (ilu0: block size 1).
+  /// The same from a block matrix in device memory (the matrix's point form
+  /// for every kind but dd).
   void numeric(const BsrMatrix<double, DefaultDevice>& blocks);
 
  private:
   friend struct PreconditionerFactory;
   std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;  // dd
   std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;             // ilu0
+  std::shared_ptr<StructIlu<double, DefaultDevice>> struct_ilu_;               // structilu
+  // What numeric() needs to build the other kinds again: the options and
+  // the pattern they were built for.
+  PreconditionerOptions options_;
+  HostCsr pattern_;
 };
 
 /// Builds the preconditioner `spec` names for A (point CSR, host memory).

@@ -11,6 +11,18 @@
 
 namespace trellis::detail {
 
+/// The vector parameters of the public drivers take no part in deduction:
+/// Scalar and Device come from the operator and the preconditioner, and any
+/// View that converts (a plain Kokkos::View<double*>, non-const b) is taken.
+template <class T>
+struct NonDeduced {
+  using type = T;
+};
+template <class Scalar, class Device>
+using InVector = typename NonDeduced<Kokkos::View<const Scalar*, Device>>::type;
+template <class Scalar, class Device>
+using OutVector = typename NonDeduced<Kokkos::View<Scalar*, Device>>::type;
+
 /// What CG and BiCGSTAB do when their own residual meets the tolerance: the
 /// true residual ||b - A x|| decides. If it misses, they restart from it with
 /// their own test tightened by the ratio it overstated (and a margin), up to

@@ -26,6 +26,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,19 @@ typename X::non_const_value_type dot(const ExecSpace& space, const X& x, const Y
       KOKKOS_LAMBDA(size_t i, Scalar & acc) { acc += x(i) * y(i); }, sum);
   global_sum<Kokkos::HostSpace>(space, comm, &sum, 1);
   return sum;
+}
+
+/// x(i) in [-1, 1) from a hash of (i, seed): the same values on every
+/// backend and run, no generator state (a restart's shadow residual).
+template <class ExecSpace, class X>
+void fill_pseudo_random(const ExecSpace& space, const X& x, unsigned seed) {
+  using Scalar = typename X::non_const_value_type;
+  Kokkos::parallel_for(
+      "trellis::fill_pseudo_random", trellis::RangePolicy<ExecSpace>(space, 0, x.extent(0)), KOKKOS_LAMBDA(size_t i) {
+        std::uint64_t h = (std::uint64_t(i) + 1) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(seed) << 32);
+        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 27, h *= 0x94D049BB133111EBull, h ^= h >> 33;
+        x(i) = Scalar(double(h >> 11) * 0x1.0p-52 - 1.0);
+      });
 }
 
 /// max |x(i)| over all processes of comm. Waits for space.

@@ -1,6 +1,7 @@
 #pragma once
 // The domain-decomposition ILDU0 (seed 000) as a preconditioner, any
-// application variant; splits as K1 = L D, K2 = U' (Algorithm 2.1).
+// application variant; splits as K1 = L D, K2 = U' (Algorithm 2.1), each
+// factor solved as the variant solves it.
 #include <Kokkos_Core.hpp>
 #include <memory>
 
@@ -35,11 +36,11 @@ class DdPreconditioner : public Preconditioner<Scalar, Device> {
   }
   void apply_left_on(const execution_space& space, const_vector_type r, vector_type z) const override {
     if (!reordered_) return apply_on(space, r, z);
-    dd_->lower_solve_reordered(space, r, z, DdLowerSolve::dag_ec_lds);
+    dd_->lower_solve_reordered(space, r, z, variant_);
   }
   void apply_right_on(const execution_space& space, const_vector_type r, vector_type z) const override {
     if (!reordered_) return Kokkos::deep_copy(space, z, r);
-    dd_->upper_solve_reordered(space, r, z);
+    dd_->upper_solve_reordered(space, r, z, variant_);
   }
 
  private:
