@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,6 +32,7 @@
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/solvers/solver.hpp"
 
 namespace {
 
@@ -47,31 +49,52 @@ constexpr const char* fused_method = "dd:dag-ec-ilduo-fused";
 struct Outcome {
   std::string method;
   double setup_s = 0, solve_s = 0;
-  KrylovResult result;
+  KrylovResult result;                       // the last timed run's
+  int iterations_min = 0, iterations_max = 0;  // over the timed runs (result.iterations: their median)
 };
 
-/// Warm-up solve, then the median of timed solves from x = 0, all in one
-/// workspace (as a solver called repeatedly would be).
-Outcome time_solve(const std::string& method, double setup_s, const LinearOperator<double, Device>& A,
-                   const Preconditioner<double, Device>& M, ConstVector b, const KrylovOptions& o,
-                   BicgstabWorkspace<double, Device>& ws) {
+/// Warm-up solve, then the median of timed solves; `prepare` (untimed)
+/// resets x before each. The iterations reported are those of the timed
+/// runs: their median, min and max.
+Outcome time_run(const std::string& method, double setup_s, const std::function<KrylovResult()>& solve,
+                 const std::function<void()>& prepare) {
   Outcome out;
   out.method = method;
   out.setup_s = setup_s;
-  Vector x("x", b.extent(0));
   bench::TimingPolicy policy;
   policy.warmups = 1;
   policy.reps = 3;
   policy.min_reps = 1;
   policy.max_seconds = 30;
-  out.solve_s = bench::time_case([&] { out.result = bicgstab(A, M, b, x, o, BicgstabForm::right, &ws); }, policy,
-                                 [&] { Kokkos::deep_copy(x, 0.0); })
-                    .median;
-  std::printf("  %-22s %-14s %5d it  solve %8.4f s  setup %8.4f s  true residual %.2e\n", method.c_str(),
-              to_string(out.result.status), out.result.iterations, out.solve_s, setup_s,
-              out.result.true_relative_residual);
+  std::vector<int> its;
+  const bench::Timing t = bench::time_case(
+      [&] {
+        out.result = solve();
+        its.push_back(out.result.iterations);
+      },
+      policy, prepare);
+  out.solve_s = t.median;
+  its.erase(its.begin(), its.end() - std::min<long>(t.reps, long(its.size())));  // the timed runs only
+  std::sort(its.begin(), its.end());
+  out.result.iterations = its[its.size() / 2];
+  out.iterations_min = its.front();
+  out.iterations_max = its.back();
+  std::printf("  %-22s %-14s %5d it (%d-%d)  solve %8.4f s  setup %8.4f s  true residual %.2e\n", method.c_str(),
+              to_string(out.result.status), out.result.iterations, out.iterations_min, out.iterations_max, out.solve_s,
+              setup_s, out.result.true_relative_residual);
   std::fflush(stdout);
   return out;
+}
+
+/// time_run of one preconditioned BiCGSTAB from x = 0, in one workspace (as a
+/// solver called repeatedly would be).
+Outcome time_solve(const std::string& method, double setup_s, const LinearOperator<double, Device>& A,
+                   const Preconditioner<double, Device>& M, ConstVector b, const KrylovOptions& o,
+                   BicgstabWorkspace<double, Device>& ws) {
+  Vector x("x", b.extent(0));
+  return time_run(
+      method, setup_s, [&] { return bicgstab(A, M, b, x, o, BicgstabForm::right, &ws); },
+      [&] { Kokkos::deep_copy(x, 0.0); });
 }
 
 /// How setups are timed: a warm-up construction (module loads, first
@@ -138,8 +161,15 @@ int main(int argc, char** argv) {
 #endif
     JsonArray rows(true);
     std::vector<double> excl, incl, auto_excl, auto_incl, auto_vs_better;
+    std::vector<std::string> auto_failed;  // where cuSPARSE converged and auto did not
     for (const auto& spec : problems) {
-      const gallery::Problem p = gallery::load_problem(spec);
+      gallery::Problem p;
+      try {
+        p = gallery::load_problem(spec);
+      } catch (const Error& e) {
+        std::printf("\n%s: skipped: %s\n", spec.c_str(), e.what());
+        continue;
+      }
       const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
       KrylovOptions o;
       o.rel_tol = spec.rfind("layered3d", 0) == 0 ? 1e-6 : 1e-8;  // spe10-like: 1e-6, as the paper
@@ -165,6 +195,7 @@ int main(int argc, char** argv) {
         runs.push_back(time_solve(M.name, setup_s, op, *M.preconditioner, b_solver, o, ws));
       };
       JsonObject dd_setup, choice_times;
+      long long auto_attempts = 0;
       for (const char* spec : {fused_method, "dd:dag-vc-ilduo-fused"}) {
         if (run_dd) try {
             std::shared_ptr<const BuiltPreconditioner> M;
@@ -193,22 +224,37 @@ int main(int argc, char** argv) {
             std::printf("  dd skipped: %s\n", e.what());
           }
       }
-      // auto as an application calls it: from the device blocks, the choice's
-      // level analysis in its setup time.
+      // auto as an application calls it: a Solver from the device blocks, the
+      // choice's level analysis in its setup time. Each timed solve is a new
+      // Solver's first (its construction untimed), so that a fallback's
+      // attempts and their setups are in the solve time.
       if (run_auto) try {
-          std::shared_ptr<const BuiltPreconditioner> M;
-          const double setup = time_setup(M, [&] {
-            return std::make_shared<const BuiltPreconditioner>(
-                make_preconditioner("auto", p.matrix, A.matrix(), options));
-          });
-          std::printf("  %s\n", M->auto_reason.c_str());
+          SolverOptions so;
+          so.krylov = o;
+          so.preconditioner_options = options;
+          std::shared_ptr<Solver> S;
+          const double setup = time_setup(S, [&] { return std::make_shared<Solver>(p.matrix, A.matrix(), so); });
+          std::printf("  %s\n", S->preconditioner().auto_reason.c_str());
           // The choice's level counts alone (the host's serial count).
           const double count =
               bench::time_case([&] { choose_preconditioner(p.matrix, options); }, setup_policy()).median;
           std::printf("  auto's choice: %.3f ms\n", count * 1e3);
           choice_times = JsonObject().set("host_s", count);
-          solve(*M, setup);
-          runs.back().method = "auto=" + M->name;
+          Vector x("x", n);
+          SolveReport last;
+          runs.push_back(time_run(
+              "auto", setup,
+              [&] {
+                last = S->solve(b, x);
+                return last.result;
+              },
+              [&] {
+                S = std::make_shared<Solver>(p.matrix, A.matrix(), so);
+                Kokkos::deep_copy(x, 0.0);
+              }));
+          runs.back().method = "auto=" + (last.preconditioner.empty() ? "none" : last.preconditioner);
+          if (last.attempts.size() > 1 || !last.result.restarts.empty()) std::printf("%s", last.describe().c_str());
+          auto_attempts = (long long)last.attempts.size();
         } catch (const Error& e) {
           std::printf("  auto skipped: %s\n", e.what());
         }
@@ -244,6 +290,8 @@ int main(int argc, char** argv) {
                          .set("method", r.method)
                          .set("status", to_string(r.result.status))
                          .set("iterations", r.result.iterations)
+                         .set("iterations_min", r.iterations_min)
+                         .set("iterations_max", r.iterations_max)
                          .set("solve_s", r.solve_s)
                          .set("setup_s", r.setup_s)
                          .set("true_relative_residual", r.result.true_relative_residual));
@@ -251,6 +299,7 @@ int main(int argc, char** argv) {
         if (r.method == fused_method) fused = &r;
       }
       row.set("methods", methods).set("dd_setup", dd_setup).set("auto_choice", choice_times);
+      row.set("auto_attempts", auto_attempts);
       // Time-to-solution ratios of cuSPARSE's over r's: setup excluded, included.
       const auto speedups = [&](const Outcome& r) {
         return std::make_pair(base->solve_s / r.solve_s, (base->solve_s + base->setup_s) / (r.solve_s + r.setup_s));
@@ -286,12 +335,18 @@ int main(int argc, char** argv) {
         auto_incl.push_back(i);
         std::printf("  %s vs cusparse-ilu0: %.2fx (setup excluded), %.2fx (included)\n", chosen->method.c_str(), e, i);
       } else if (base && base->result.converged()) {
-        std::printf("  auto: no converged run\n");
+        std::printf("  auto: no converged run where cusparse-ilu0 converged\n");
+        auto_failed.push_back(p.name);
       }
       rows.push(row);
     }
     JsonObject doc;
     doc.set("device", bench::device_name()).set("results", rows);
+    JsonArray failed;
+    for (const auto& f : auto_failed) failed.push(f);
+    doc.set("auto_failed_where_cusparse_converged", failed);
+    std::printf("\nauto failed where cuSPARSE ILU0 converged: %zu problem(s)\n", auto_failed.size());
+    for (const auto& f : auto_failed) std::printf("  %s\n", f.c_str());
     if (!excl.empty()) {
       doc.set("geomean_setup_excluded", bench::geometric_mean(excl))
           .set("geomean_setup_included", bench::geometric_mean(incl));
