@@ -28,6 +28,13 @@ const std::string solve_usage =
     "  --pivot-tolerance T              ILU pivots with |p| <= T x their row's largest entry fail\n"
     "                                  (default 0: exact zeros only, as cuSPARSE)\n"
     "  --pivot-boost B                 failing pivots replaced by B x the row's largest entry\n"
+    "  --fallback " +
+    names<FallbackPolicy>("|") +
+    "       when a preconditioner fails (setup pivot, breakdown, stagnation),\n"
+    "                                  go on with ilu0, then ilu0 with boosted pivots: after auto\n"
+    "                                  only (default), after any, or never\n"
+    "  --strict                        the same as --fallback strict\n"
+    "  --breakdown-restarts N          BiCGSTAB restarts after a breakdown or stagnation (default 3)\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
@@ -99,6 +106,12 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.options.pivots.tolerance = number(value(), 0, 1, "0 to 1");
     else if (k == "--pivot-boost")
       a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");
+    else if (k == "--fallback")
+      a.fallback = parse<FallbackPolicy>(value());
+    else if (k == "--strict")
+      a.fallback = FallbackPolicy::strict;
+    else if (k == "--breakdown-restarts")
+      a.krylov.max_breakdown_restarts = whole(value(), 0, 1000, "0 to 1000");
     else if (k == "--compare")
       a.compare = true;
     else if (k == "--history")

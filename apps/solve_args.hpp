@@ -9,6 +9,7 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/krylov.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/solvers/solver.hpp"
 
 namespace trellis::cli {
 
@@ -19,6 +20,7 @@ struct SolveArgs {
   BicgstabForm form = BicgstabForm::right;  // M^{-1} whole: the fused DD kernels apply
   KrylovOptions krylov;
   PreconditionerOptions options;
+  FallbackPolicy fallback = FallbackPolicy::automatic;  // Solver's: after auto only
   bool compare = false;
   std::string history;  // CSV path; the SVG plot goes beside it
   bool precond_given = false;

@@ -49,7 +49,7 @@ constexpr const char* fused_method = "dd:dag-ec-ilduo-fused";
 struct Outcome {
   std::string method;
   double setup_s = 0, solve_s = 0;
-  KrylovResult result;                       // the last timed run's
+  KrylovResult result;                         // the last timed run's
   int iterations_min = 0, iterations_max = 0;  // over the timed runs (result.iterations: their median)
 };
 

@@ -51,7 +51,14 @@ struct Solver::State {
   Vector work_b, work_x, best_x;
   BicgstabWorkspace<double, Device> bicgstab;
 
-  State(const HostCsr& a, const BsrMatrix<double, Device>& blocks) : A(a), op(blocks) {}
+  // The work vectors are allocated here, with the setup, not in a solve.
+  State(const HostCsr& a, const BsrMatrix<double, Device>& blocks) : A(a), op(blocks) {
+    const size_t n = size_t(a.num_rows);
+    work_b = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::b"), n);
+    work_x = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::x"), n);
+    best_x = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::best_x"), n);
+    bicgstab.reserve(n);
+  }
 
   /// Builds candidate k (once); false when its setup fails on a pivot.
   bool build(size_t k) {
@@ -139,11 +146,6 @@ SolveReport Solver::solve(const_vector_type b, vector_type x) {
     throw StructureError("Solver::solve: vectors of length " + std::to_string(b.extent(0)) + " and " +
                          std::to_string(x.extent(0)) + " for a matrix of " + std::to_string(n) + " rows");
   if (b.data() == x.data()) throw StructureError("Solver::solve: b and x must differ");
-  if (s.work_b.extent(0) != n) {
-    s.work_b = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::b"), n);
-    s.work_x = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::x"), n);
-    s.best_x = Vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "trellis::solver::best_x"), n);
-  }
   Kokkos::deep_copy(s.best_x, x);
   double best = detail::true_relative_residual<double, Device>(Device::execution_space(), s.op, b, x, s.work_x);
   SolveReport report;
