@@ -986,6 +986,34 @@ TEST(SharedWorkspace, ASecondCallerGetsItsOwnArrays) {
   EXPECT_EQ(made, 1);
 }
 
+TYPED_TEST(DomainDecomposition, SubdomainsAsLargeAsTheScratchAllows) {
+  // The paper's 2048-8192 rows a subdomain, as far as the backend's team
+  // scratch allows: on CUDA the opt-in shared memory of a block (227 KB on
+  // H100/H200: cmake/deps/patches/kokkos-3.4.01-cuda-large-scratch.patch;
+  // 40 KB, 5120 point rows, without it). Against the serial reference.
+  using Dd = DomainDecompositionIlu<double, TypeParam>;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (std::is_same<typename TypeParam::execution_space, Kokkos::Cuda>::value)
+    EXPECT_GE(Dd::rows_that_fit(1), 8192) << "this Kokkos gives a team no more than 40 KB of scratch";
+#endif
+  const HostBsr point = csr_to_bsr(gallery::laplace3d_7pt(32, 32, 16), 1);
+  for (ordinal_t rows : {2048, 4096, 8192}) {
+    if (rows > Dd::rows_that_fit(1)) continue;
+    DdOptions opt;
+    opt.partitioner = Partitioner::contiguous;
+    opt.subdomain_rows = rows;
+    expect_all_variants_match<TypeParam>(point, opt, "b=1, " + std::to_string(rows) + " rows");
+    EXPECT_EQ(Dd(point, opt).report().largest_subdomain, rows);
+  }
+  // b = 3: 2048 block rows are 48 KB of vector, beyond the default limit.
+  if (Dd::rows_that_fit(3) >= 2048) {
+    DdOptions opt;
+    opt.partitioner = Partitioner::contiguous;
+    opt.subdomain_rows = 2048;
+    expect_all_variants_match<TypeParam>(gallery::block_laplace3d(16, 16, 16, 3), opt, "b=3, 2048 block rows");
+  }
+}
+
 TYPED_TEST(DomainDecomposition, RequestedSizeThatDoesNotFitIsReported) {
   const HostBsr A = gallery::block_laplace3d(24, 24, 24, 3);
   DdOptions opt;
