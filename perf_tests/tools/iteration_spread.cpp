@@ -19,6 +19,7 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
+#include "trellis/solvers/solver.hpp"
 
 namespace {
 
@@ -45,17 +46,15 @@ Outcome solve_once(const gallery::Problem& p, const std::string& spec) {
   const size_t n = size_t(p.matrix.num_rows);
   const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
   const BsrOperator<double, Device> A(copy_to<Device>(blocks));
-  Vector ones("ones", n), b("b", n);
+  Vector ones("ones", n), b("b", n), x("x", n);
   Kokkos::deep_copy(ones, 1.0);
   A.apply(ones, b);
-  PreconditionerOptions options;
-  if (p.grid[0] > 0) options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
-  const BuiltPreconditioner M = make_preconditioner(spec, p.matrix, A.matrix(), options);
-  const BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());
-  Vector br("b_solver", n), x("x_solver", n);
-  M.to_reordered(b, br);
-  const KrylovResult r =
-      bicgstab(op, *M.preconditioner, Kokkos::View<const double*, Device>(br), x, KrylovOptions{}, BicgstabForm::right);
+  SolverOptions o;
+  o.preconditioner = spec;
+  o.fallback = FallbackPolicy::strict;  // the spread of this preconditioner's own counts
+  if (p.grid[0] > 0) o.preconditioner_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
+  Solver solver(p.matrix, A.matrix(), o);
+  const KrylovResult r = solver.solve(b, x).result;
   return {r.iterations, r.true_relative_residual, r.converged()};
 }
 
