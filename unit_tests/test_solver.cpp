@@ -11,6 +11,7 @@
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/io/matrix_market.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/solver.hpp"
 
 namespace trellis {
@@ -156,6 +157,20 @@ TEST(Solver, FallsBackOnASaddlePointAndSaysWhy) {
   EXPECT_FALSE(r.attempts.front().setup_error.empty()) << r.describe();
   EXPECT_TRUE(r.attempts.back().boosted_pivots) << r.describe();
   EXPECT_NE(r.describe().find("setup failed"), std::string::npos);
+}
+
+TEST(Solver, AutoTakesIlu0ForStoredZeroDiagonals) {
+  // Velocity first: global ILU0's pressure pivots come from fill; dd drops
+  // the couplings that leave a subdomain and meets zero pivots.
+  const HostCsr A = saddle_point(48, false);
+  const PreconditionerChoice choice = choose_preconditioner(A, {});
+  EXPECT_EQ(choice.kind, PreconditionerKind::ilu0);
+  EXPECT_EQ(choice.zero_diagonals, 48 * 48);
+  EXPECT_NE(choice.reason.find("zero diagonal"), std::string::npos) << choice.reason;
+  PreconditionerOptions o;
+  o.subdomain_rows = 512;
+  EXPECT_THROW(make_preconditioner("dd", A, o), PivotError);
+  EXPECT_NO_THROW(make_preconditioner("auto", A, o));
 }
 
 TEST(Solver, FallsBackFromTheBestIterateAfterABreakdown) {

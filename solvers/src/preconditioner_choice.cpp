@@ -17,6 +17,16 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const Preconditione
   if (A.num_rows < 1) throw StructureError("auto: empty matrix");
   check_canonical(A, "auto");  // the level counts read sorted rows
   PreconditionerChoice out;
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      if (A.entries(k) == i && A.values(k) == 0) ++out.zero_diagonals;
+  if (out.zero_diagonals > 0) {
+    out.kind = PreconditionerKind::ilu0;
+    out.reason = "auto: ilu0, " + std::to_string(out.zero_diagonals) +
+                 " rows with a stored zero diagonal (a saddle point: their pivots come from fill, which dd's "
+                 "dropped couplings take away)";
+    return out;
+  }
   if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
     out.kind = PreconditionerKind::dd;
     out.reason = "auto: dd, the grid is known (geometric subdomains)";

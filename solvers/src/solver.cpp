@@ -12,6 +12,7 @@
 #include "trellis/solvers/cg.hpp"
 #include "trellis/solvers/detail/vector_ops.hpp"
 #include "trellis/solvers/gmres.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 
 namespace trellis {
 
@@ -36,6 +37,7 @@ struct Candidate {
   std::string spec;
   PreconditionerOptions options;
   bool boosted = false;
+  std::string auto_reason;  // the first candidate of auto: why it was chosen
   std::optional<BuiltPreconditioner> built;
   std::unique_ptr<BsrOperator<double, Device>> op;  // dd: the reordered system; else null (the caller's)
   std::string setup_error;                          // a failed pivot: skipped
@@ -75,6 +77,10 @@ struct Solver::State {
     }
     Kokkos::fence();
     c.setup_seconds = seconds_since(t0);
+    if (!c.auto_reason.empty()) {
+      c.built->auto_reason = c.auto_reason;
+      c.built->setup_report = c.auto_reason + (c.built->setup_report.empty() ? "" : "\n" + c.built->setup_report);
+    }
     if (c.built->reordered()) c.op = std::make_unique<BsrOperator<double, Device>>(c.built->reordered_matrix());
     return true;
   }
@@ -102,7 +108,20 @@ Solver::Solver(const HostCsr& A, const BsrMatrix<double, Device>& blocks, Solver
                          " rows) is not the point matrix's (" + std::to_string(A.num_rows) + " rows)");
   const std::string first = canonical_preconditioner(options_.preconditioner);
   s_ = std::make_unique<State>(A, blocks);
-  s_->candidates.push_back({first, options_.preconditioner_options});
+  // auto's choice made here, so that the fallback knows what it built.
+  std::string auto_reason;
+  std::string spec = first;
+  if (first == "auto") {
+    const ProfilingRegion region("trellis::auto::setup");
+    const PreconditionerChoice choice = [&] {
+      const TrustedInput trusted;  // checked above
+      return choose_preconditioner(A, options_.preconditioner_options);
+    }();
+    spec = to_string(choice.kind);
+    auto_reason = choice.reason;
+  }
+  s_->candidates.push_back({spec, options_.preconditioner_options});
+  s_->candidates.back().auto_reason = auto_reason;
   const bool fallback = options_.fallback == FallbackPolicy::always ||
                         (options_.fallback == FallbackPolicy::automatic && first == "auto");
   if (fallback) {

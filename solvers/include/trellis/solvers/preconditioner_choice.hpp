@@ -3,6 +3,12 @@
 // chosen before either is built, from what a level analysis of A's pattern
 // says (perf_tests/RESULTS.md, "precond auto", has the table behind it).
 //
+// First, a matrix with stored zero diagonals (a saddle point's zero block)
+// gets ilu0: such a row's pivot exists only through fill from the rows it
+// couples to, and DD drops the couplings that leave its subdomain (a
+// generated Stokes-like system: dd's setup met a zero pivot where ilu0's
+// did not, test_solver). Then:
+//
 // A global ILU0 application walks every level of L and U in turn, so its
 // cost has a part per level (a dependency step on a GPU, a barrier on CPU
 // threads) beside its part per nonzero; a DD application costs the same few
@@ -38,6 +44,7 @@ struct PreconditionerChoice {
   std::string reason;                                  // one line for people
   ordinal_t lower_levels = 0, upper_levels = 0;        // 0 when the grid decided
   double nonzeros_per_level = 0;                       // nnz / (lower + upper levels); 0 likewise
+  ordinal_t zero_diagonals = 0;                        // rows whose stored diagonal is 0
 };
 
 /// The choice for A (point CSR, canonical) under these options; a matrix
