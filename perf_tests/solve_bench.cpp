@@ -174,7 +174,14 @@ int main(int argc, char** argv) {
       KrylovOptions o;
       o.rel_tol = spec.rfind("layered3d", 0) == 0 ? 1e-6 : 1e-8;  // spe10-like: 1e-6, as the paper
       o.max_iterations = 5000;
-      std::printf("\n%s: %d rows, tolerance %.0e\n", p.name.c_str(), p.matrix.num_rows, o.rel_tol);
+      // The features that might predict a DD failure, beside the outcomes.
+      long long zero_diagonals = 0, negative_diagonals = 0;
+      for (ordinal_t i = 0; i < p.matrix.num_rows; ++i)
+        for (offset_t k = p.matrix.row_map(i); k < p.matrix.row_map(i + 1); ++k)
+          if (p.matrix.entries(k) == i)
+            zero_diagonals += p.matrix.values(k) == 0, negative_diagonals += p.matrix.values(k) < 0;
+      std::printf("\n%s: %d rows, tolerance %.0e, %lld zero and %lld negative diagonals\n", p.name.c_str(),
+                  p.matrix.num_rows, o.rel_tol, zero_diagonals, negative_diagonals);
       const size_t n = size_t(p.matrix.num_rows);
       BsrOperator<double, Device> A(copy_to<Device>(blocks));
       Vector ones("ones", n), b("b", n);
@@ -299,7 +306,9 @@ int main(int argc, char** argv) {
         if (r.method == fused_method) fused = &r;
       }
       row.set("methods", methods).set("dd_setup", dd_setup).set("auto_choice", choice_times);
-      row.set("auto_attempts", auto_attempts);
+      row.set("auto_attempts", auto_attempts)
+          .set("zero_diagonals", zero_diagonals)
+          .set("negative_diagonals", negative_diagonals);
       // Time-to-solution ratios of cuSPARSE's over r's: setup excluded, included.
       const auto speedups = [&](const Outcome& r) {
         return std::make_pair(base->solve_s / r.solve_s, (base->solve_s + base->setup_s) / (r.solve_s + r.setup_s));
