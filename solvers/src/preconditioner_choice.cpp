@@ -1,5 +1,6 @@
 #include "trellis/solvers/preconditioner_choice.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -17,9 +18,14 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const Preconditione
   if (A.num_rows < 1) throw StructureError("auto: empty matrix");
   check_canonical(A, "auto");  // the level counts read sorted rows
   PreconditionerChoice out;
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      if (A.entries(k) == i && A.values(k) == 0) ++out.zero_diagonals;
+  // Each row's diagonal by binary search (rows are sorted): O(n log(row
+  // length)), not a pass over every nonzero.
+  for (ordinal_t i = 0; i < A.num_rows; ++i) {
+    const ordinal_t* first = A.entries.data() + A.row_map(i);
+    const ordinal_t* last = A.entries.data() + A.row_map(i + 1);
+    const ordinal_t* d = std::lower_bound(first, last, i);
+    if (d != last && *d == i && A.values(A.row_map(i) + (d - first)) == 0) ++out.zero_diagonals;
+  }
   if (out.zero_diagonals > 0) {
     out.kind = PreconditionerKind::ilu0;
     out.reason = "auto: ilu0, " + std::to_string(out.zero_diagonals) +

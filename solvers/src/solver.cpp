@@ -69,6 +69,7 @@ struct Solver::State {
     if (!c.setup_error.empty()) return false;
     const auto t0 = now();
     try {
+      const TrustedInput trusted;  // the Solver checked A once
       c.built = make_preconditioner(c.spec, A, op.matrix(), c.options);
     } catch (const PivotError& e) {
       c.setup_error = e.what();
