@@ -33,7 +33,6 @@
 #include "trellis/solvers/preconditioners/identity.hpp"
 #include "trellis/solvers/preconditioners/kronecker_stages.hpp"
 #include "trellis/solvers/solver.hpp"
-#include "trellis/spmv/bsr_spmv.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -83,8 +82,8 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   Vector ones("ones", n), b("b", n), x("x", n);
   Kokkos::deep_copy(ones, 1.0);
   const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
-  const BsrMatrix<double, Device> A = copy_to<Device>(blocks);
-  bsr_spmv(Device::execution_space(), 1.0, A, ConstVector(ones), 0.0, b);
+  const BsrOperator<double, Device> A(copy_to<Device>(blocks));  // checks that A is square
+  A.apply(ones, b);
   SolverOptions o;
   o.preconditioner = spec;
   o.method = parse<KrylovMethod>(a.solver);
@@ -96,7 +95,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     o.preconditioner_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
   o.fallback = baseline ? FallbackPolicy::strict : a.fallback;
   auto t0 = now();
-  Solver solver(p.matrix, A, o);
+  Solver solver(p.matrix, A.matrix(), o);
   Kokkos::fence();
   Run run;
   run.setup_seconds = seconds_since(t0);

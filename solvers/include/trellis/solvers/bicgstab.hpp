@@ -67,14 +67,30 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   ws.reserve(space, n);
   const vec r = ws.r, rhat = ws.rhat, p = ws.p, v = ws.v, s = ws.s, t = ws.t, phat = ws.phat, shat = ws.shat;
   const vec w = ws.w, d = ws.d;  // split form: A K2^{-1} in before K1^{-1}, and y - y0
+  // Powers of two on K1^{-1} and K2^{-1} (split) or M^{-1} (right) that keep
+  // the iterated system near unit scale, so that its inner products neither
+  // under- nor overflow (a system scaled by 1e-300 or an unpreconditioned
+  // tiny A): M' = M / (left_scale right_scale), the same solve exactly.
+  // 1 (no extra pass) unless the scale is more than 2^64 away.
+  Scalar left_scale = 1, right_scale = 1;
+  auto left_solve = [&](cvec in, vec out) {
+    M.apply_left(space, in, out);
+    if (left_scale != Scalar(1)) detail::scale(space, left_scale, out, out);
+  };
+  auto right_solve = [&](cvec in, vec out) {
+    if (split)
+      M.apply_right(space, in, out);
+    else
+      M.apply(space, in, out);
+    if (right_scale != Scalar(1)) detail::scale(space, right_scale, out, out);
+  };
   // out = K1^{-1} A K2^{-1} in, with pre = K2^{-1} in kept.
   auto op = [&](cvec in, vec pre, vec out) {
+    right_solve(in, pre);
     if (split) {
-      M.apply_right(space, in, pre);
       A.apply(space, pre, w);
-      M.apply_left(space, w, out);
+      left_solve(w, out);
     } else {
-      M.apply(space, in, pre);
       A.apply(space, pre, out);
     }
   };
@@ -89,9 +105,15 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   if (split) {
     M.apply_left(space, b, s);
     ref = detail::norm2(space, s, comm);
+    const int e = detail::binary_exponent(ref);
+    if (e <= -64 || e >= 64) {  // K1 far from unit scale: K2 takes the inverse power, K1^{-1} A K2^{-1} keeps its own
+      left_scale = Scalar(std::ldexp(1.0, -e));
+      right_scale = Scalar(std::ldexp(1.0, e));
+      ref = std::ldexp(ref, -e);
+    }
     A.apply(space, x, w);
     detail::axpby(space, Scalar(1), b, Scalar(-1), w);
-    M.apply_left(space, w, r);
+    left_solve(w, r);
   } else {
     ref = detail::norm2(space, b, comm);
     A.apply(space, x, r);
@@ -125,7 +147,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   // x += K2^{-1} d and d = 0 (split form: the steps accumulate y - y0 in d).
   auto fold_iterate = [&] {
     if (!split) return;
-    M.apply_right(space, d, w);
+    right_solve(d, w);
     detail::axpby(space, Scalar(1), w, Scalar(1), x);
     Kokkos::deep_copy(space, d, Scalar(0));
   };
@@ -139,7 +161,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   int started_at = 0;
   auto start_from_t = [&](bool random_shadow) {
     if (split)
-      M.apply_left(space, t, r);
+      left_solve(t, r);
     else
       Kokkos::deep_copy(space, r, t);
     if (random_shadow)
@@ -154,18 +176,40 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
     best_at = out.iterations;
     start_slots(rho, confirm.iteration_stop);
   };
-  // A breakdown or a stagnation: restart from the current iterate while
-  // restarts are left (true), else end the solve with `why` (false).
+  // Once per solve, at its first breakdown or non-finite scalar: the
+  // iterated operator's scale from one application to r. More than 2^64 from
+  // 1 (t = B s then under- or overflows in (t, t)), K2^{-1} (M^{-1}) takes
+  // the inverse power of two (true: restart).
+  bool balanced = false;
+  auto rebalance = [&] {
+    if (balanced) return false;
+    balanced = true;
+    const double rn = detail::norm2(space, r, comm);
+    if (!(rn > 0) || !std::isfinite(rn)) return false;
+    op(r, phat, v);
+    const double vn = detail::norm2(space, v, comm);
+    if (!(vn > 0) || !std::isfinite(vn)) return false;
+    const int e = detail::binary_exponent(vn) - detail::binary_exponent(rn);
+    if (e > -64 && e < 64) return false;
+    right_scale = Scalar(std::ldexp(double(right_scale), -e));
+    return true;
+  };
+  // A breakdown, a stagnation or a non-finite scalar: restart from the
+  // current iterate, rebalanced once (above), else while restarts are left
+  // (breakdowns and stagnation only; true), else end with `why` (false).
   int recoveries = 0;
   auto recover = [&](KrylovStatus why) {
-    if (recoveries >= o.max_breakdown_restarts) {
-      out.status = why;
-      return false;
-    }
-    ++recoveries;
-    const bool random_shadow = out.iterations == started_at;
-    out.restarts.push_back({out.iterations, why});
     fold_iterate();
+    const bool rescaled = rebalance();
+    if (!rescaled) {
+      if (why == KrylovStatus::non_finite || recoveries >= o.max_breakdown_restarts) {
+        out.status = why;
+        return false;
+      }
+      ++recoveries;
+    }
+    const bool random_shadow = !rescaled && out.iterations == started_at;
+    out.restarts.push_back({out.iterations, why});
     A.apply(space, x, t);
     detail::axpby(space, Scalar(1), b, Scalar(-1), t);
     start_from_t(random_shadow);
@@ -173,7 +217,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
   };
   while (true) {
     if (!std::isfinite(rnorm) || !std::isfinite(double(rho))) {
-      out.status = KrylovStatus::non_finite;
+      if (recover(KrylovStatus::non_finite)) continue;
       break;
     }
     if (rnorm <= confirm.iteration_stop) {  // recursive residuals drift, K1 may hide some: ||b - A x|| decides
@@ -210,7 +254,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
     space.fence();                                              // before the host reads it
     const Scalar vr = host_slots(h.vr);
     if (!std::isfinite(double(vr))) {
-      out.status = KrylovStatus::non_finite;
+      if (recover(KrylovStatus::non_finite)) continue;
       break;
     }
     if (vr == Scalar(0)) {  // the steps left x and r as they were
@@ -225,7 +269,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
     }
     const Scalar tt = host_slots(h.tt), ts = host_slots(h.ts);
     if (!std::isfinite(double(tt)) || !std::isfinite(double(ts))) {
-      out.status = KrylovStatus::non_finite;
+      if (recover(KrylovStatus::non_finite)) continue;
       break;
     }
     if (!h.omega_usable()) {  // likewise: x and r untouched
@@ -244,10 +288,7 @@ KrylovResult bicgstab_solve(const typename Device::execution_space& space, const
       break;
     }
   }
-  if (split) {
-    M.apply_right(space, d, w);
-    detail::axpby(space, Scalar(1), w, Scalar(1), x);
-  }
+  fold_iterate();
   out.true_relative_residual = detail::true_relative_residual<Scalar, Device>(space, A, b, x, t);
   return out;
 }

@@ -78,6 +78,13 @@ bool solved_by_zero(const ExecSpace& space, double b_norm, const X& x, const Kry
   return true;
 }
 
+/// e with |v| = m 2^e, m in [0.5, 1) (0 for 0, Inf or NaN).
+inline int binary_exponent(double v) {
+  int e = 0;
+  if (std::isfinite(v)) std::frexp(v, &e);
+  return e;
+}
+
 /// The residual norm at which a method stops: max(rel_tol * ||ref||, abs_tol).
 inline double stopping_norm(const KrylovOptions& o, double reference_norm) {
   return std::max(o.rel_tol * reference_norm, o.abs_tol);
