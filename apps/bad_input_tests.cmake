@@ -69,10 +69,16 @@ trellis_bad_input_cli(kron_spec_tau_zero 1 "tau = 0 must be positive and finite"
 trellis_bad_input_cli(kron_spec_not_a_number 1 "expected kron-stokes:NXxNYxNZ\\[:s=S\\]\\[:tau=T\\], got"
                       solve kron-stokes:4x4x4:s=abc)
 trellis_bad_input_cli(kron_spec_too_big 1 "more than 32-bit indices hold" solve kron-stokes:2000x2000x2000)
+# Were a defect: rows x stages was not checked, and this grid was refused
+# only after 11-19 s and 850 MB of generating (now before any).
+trellis_bad_input_cli(kron_spec_unknowns_overflow 1 "600x600x600 with 4 unknowns per point and s = 3 stages has 2592000000 unknowns, more than 32-bit indices hold"
+                      solve kron-stokes:600x600x600:s=3)
+set_tests_properties(bad_input_cli_kron_spec_unknowns_overflow PROPERTIES TIMEOUT 5)
 # Were a defect: the kron-stokes parser (sscanf/stoi/stod) ignored trailing
 # characters and wrapped overflowing sizes, solving another problem, exit 0.
 set(_kron_spec_defects "")
-foreach(_spec kron-stokes:4x4x4:s=2x kron-stokes:4x4x4junk kron-stokes:4x4x4:tau=0.1abc kron-stokes:4294967297x1x1)
+foreach(_spec kron-stokes:4x4x4:s=2x kron-stokes:4x4x4junk kron-stokes:4x4x4:tau=0.1abc kron-stokes:4294967297x1x1
+              kron-stokes:-4294967293x3x3 kron-stokes:3x3x3:s=-4294967294)
   string(MAKE_C_IDENTIFIER "kron_spec_${_spec}" _name)
   trellis_bad_input_cli(${_name} 1 "trellis solve: error: .*${_spec}" solve ${_spec})
   list(APPEND _kron_spec_defects bad_input_cli_${_name})

@@ -166,7 +166,9 @@ KroneckerSystem kron_stokes(const std::string& spec) {
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (t.empty() || ec != std::errc() || end != t.data() + t.size())
       throw InputError(usage + ": " + what + " '" + t + "' is not a whole number");
-    if (v > std::numeric_limits<int>::max()) throw InputError(usage + ": " + what + " " + t + " is too large");
+    if (v > std::numeric_limits<int>::max() || v < -std::numeric_limits<int>::max())
+      throw InputError(usage + ": " + what + " " + t + " is out of range (|" + what +
+                       "| <= " + std::to_string(std::numeric_limits<int>::max()) + ")");
     return int(v);
   };
   const std::vector<std::string> parts = split(spec, ':');

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -347,6 +348,35 @@ TEST(StokesKronecker, SizesPatternAndTimeMatrices) {
   EXPECT_EQ(sys.description, "Stokes-like b=4 27-point 4x3x5, Radau IIA s=2, tau=0.125");
   EXPECT_EQ(stokes_kronecker(2, 2, 2, 3, 0.5).B, radau_iia_matrix(3));
   EXPECT_EQ(stokes_kronecker(2, 2, 2, 1, 0.5).A, std::vector<double>{1.0});
+}
+
+TEST(StokesKronecker, SizesAreCheckedIn64BitsBeforeAnythingIsBuilt) {
+  // 600^3 points x 4 unknowns fit 32 bits; x 3 stages they do not: refused
+  // before the 216-million-point pattern is generated.
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_HAS(test::error_of<InputError>([] { stokes_kronecker(600, 600, 600, 3, 0.1); }),
+             "2592000000 unknowns, more than 32-bit indices hold");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  EXPECT_HAS(test::error_of<InputError>([] { stokes_kronecker(-3, 3, 3); }), "nx = -3 must be positive");
+}
+
+TEST(KroneckerSystemChecks, RowsTimesStagesThatOverflowAreNamed) {
+  // A 2^21 + 1-row M with 1024 stages: 2,147,484,672 unknowns (was: computed
+  // in int, 1024 reported).
+  const ordinal_t n = (1 << 21) + 1;
+  const int s = 1024;
+  std::vector<ordinal_t> idx(n);
+  for (ordinal_t i = 0; i < n; ++i) idx[i] = i;
+  KroneckerSystem sys;
+  sys.M = csr_to_bsr(csr_from_triplets(n, n, idx, idx, std::vector<double>(n, 1.0)), 1);
+  sys.L = sys.M;
+  sys.stages = s;
+  sys.A.assign(size_t(s) * s, 0.0);
+  sys.B.assign(size_t(s) * s, 0.0);
+  for (int i = 0; i < s; ++i) sys.A[size_t(i) * s + i] = sys.B[size_t(i) * s + i] = 1.0;
+  sys.tau = 0.1;
+  EXPECT_HAS(test::error_of<InputError>([&] { validate(sys); }),
+             "2097153 rows x s = 1024 stages = 2147484672 unknowns, more than 32-bit indices hold");
 }
 
 TEST(StokesKronecker, SymmetryAndSigns) {

@@ -69,6 +69,11 @@ void validate(const KroneckerSystem& system) {
   require_s_by_s(system.B, "B");
   require_square(system.M, "M");
   require_square(system.L, "L");
+  const long long unknowns = (long long)system.M.num_rows() * s, limit = std::numeric_limits<ordinal_t>::max();
+  if (unknowns > limit)
+    throw InputError("KroneckerSystem: " + std::to_string(system.M.num_rows()) + " rows x s = " + std::to_string(s) +
+                     " stages = " + std::to_string(unknowns) + " unknowns, more than 32-bit indices hold (" +
+                     std::to_string(limit) + ")");
   if (system.M.num_rows() != system.L.num_rows())
     throw InputError("KroneckerSystem: M is " + std::to_string(system.M.num_rows()) + "x" +
                      std::to_string(system.M.num_rows()) + " but L is " + std::to_string(system.L.num_rows()) + "x" +
@@ -209,11 +214,19 @@ KroneckerSystem stokes_kronecker(ordinal_t nx, ordinal_t ny, ordinal_t nz, int s
   system.tau = tau;
 
   constexpr int b = 4;  // u, v, w, p
-  const long long points = (long long)nx * ny * nz;
-  if (points * b > std::numeric_limits<ordinal_t>::max())
-    throw InputError(std::string(fn) + ": grid " + std::to_string(nx) + "x" + std::to_string(ny) + "x" +
-                     std::to_string(nz) + " with 4 unknowns per point has " + std::to_string(points * b) +
-                     " rows, more than 32-bit indices hold");
+  // Every size checked in 64 bits before anything is generated: the rows,
+  // the unknowns (rows x stages) and the blocks (at most 27 a point).
+  const long long points = (long long)nx * ny * nz, limit = std::numeric_limits<ordinal_t>::max();
+  const std::string grid = std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+  if (points > limit || points * b > limit)
+    throw InputError(std::string(fn) + ": grid " + grid + " with 4 unknowns per point has " +
+                     std::to_string(points * b) + " rows, more than 32-bit indices hold (" + std::to_string(limit) +
+                     ")");
+  if (points * b * stages > limit)
+    throw InputError(std::string(fn) + ": grid " + grid + " with 4 unknowns per point and s = " +
+                     std::to_string(stages) + " stages has " + std::to_string(points * b * stages) +
+                     " unknowns, more than 32-bit indices hold (" + std::to_string(limit) + ")");
+  checked_nnz(points * 27 * b * b, fn);  // an upper bound, before the pattern exists
   // The 27-point block pattern, sorted, neighbours outside the grid dropped.
   const HostCsr pattern = laplace3d_27pt(nx, ny, nz);
   const size_t bb = size_t(b) * b;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,9 @@ class KroneckerOperator : public LinearOperator<Scalar, Device> {
         distributed::block_row_layout_problem(comm_, offsets_, local.M.num_block_rows, local.M.num_block_cols);
     if (!layout.empty()) fail(layout + " (M)");
     if (s_ < 1) fail("s = " + std::to_string(s_) + " stages");
+    if ((long long)local.M.num_rows() * s_ > (long long)std::numeric_limits<ordinal_t>::max())
+      fail(std::to_string(local.M.num_rows()) + " rows x s = " + std::to_string(s_) +
+           " stages: more unknowns than 32-bit indices hold");
     if (local.A.size() != ss || local.B.size() != ss)
       fail("A and B have " + std::to_string(local.A.size()) + " and " + std::to_string(local.B.size()) +
            " entries, s x s = " + std::to_string(ss));
