@@ -2,11 +2,16 @@
 // (as they land) solvers. Kokkos options (--kokkos-threads=N, ...) are
 // accepted anywhere and passed to Kokkos.
 #include <Kokkos_Core.hpp>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -56,9 +61,35 @@ std::string bad_kokkos_option(int argc, char** argv) {
   return "";
 }
 
+/// SIGTERM, SIGINT and SIGHUP are taken by one thread of their own, blocked
+/// in every other (the threads Kokkos and OpenMP start later inherit the
+/// mask): a library that traps them itself (METIS turns SIGTERM into an
+/// error status) never sees them. The run says it was interrupted and ends
+/// as a terminated process does (killed by that signal: exit 128 + N).
+void end_on_termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, sig);
+  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
+  std::thread([set] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP";
+    std::fprintf(stderr, "\ntrellis: interrupted (%s)\n", name);
+    std::fflush(stderr);
+    std::signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+    raise(sig);
+  }).detach();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  end_on_termination_signals();
   if (const std::string bad = bad_kokkos_option(argc, argv); !bad.empty()) {
     std::fprintf(stderr, "trellis: error: %s\n", bad.c_str());
     return 1;
