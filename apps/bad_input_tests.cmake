@@ -115,7 +115,7 @@ trellis_bad_input_cli(unknown_partitioner 1 "trellis solve: error: unknown parti
 trellis_bad_input_cli(block_size_9 1 "trellis solve: error: --block-size: 9 is out of range \\(1 to 8\\)"
                       solve --kron M.mtx L.mtx A.mtx B.mtx --tau 1 --block-size 9)
 trellis_bad_input_cli(negative_tau 1 "trellis solve: error: --tau: -1 is out of range" solve lap2d5:8x8 --tau -1)
-trellis_bad_input_cli(tol_underflow 1 "trellis solve: error: --tol: '1e-400' is not a finite number"
+trellis_bad_input_cli(tol_underflow 1 "trellis solve: error: --tol: 1e-400 is out of range"
                       solve lap2d5:8x8 --tol 1e-400)
 trellis_bad_input_cli(kron_and_problem 1 "trellis solve: error: --kron reads the system from its four files"
                       solve --kron M.mtx L.mtx A.mtx B.mtx --tau 1 lap2d5:8x8)
@@ -150,3 +150,14 @@ add_test(NAME bad_input_cli_sigterm_during_partition
                  solve lap3d7:100x100x100 --precond dd --partitioner metis)
 set_tests_properties(bad_input_cli_sigterm_during_partition PROPERTIES LABELS unit TIMEOUT 120
                      ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2")
+
+# Messages that said the wrong thing (issue 61 item 6): a subnormal was
+# "not a finite number"; --pivot-boost's and --tau's range said "0 or more"
+# while 1e300 was the bound enforced.
+trellis_bad_input_cli(subnormal_tolerance 1 "trellis solve: error: --tol: 1e-310 is out of range" solve lap2d5:8x8 --tol 1e-310)
+trellis_bad_input_cli(pivot_boost_bound 1 "--pivot-boost: 1e301 is out of range \\(0 to 1e300\\)"
+                      solve lap2d5:8x8 --pivot-boost 1e301)
+# Was a defect: `info kron-stokes:...` said "unknown problem" though `solve` takes it.
+add_test(NAME bad_input_cli_info_kron_stokes COMMAND trellis_cli info kron-stokes:4x4x4)
+set_tests_properties(bad_input_cli_info_kron_stokes PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "N = 256 rows x s = 2 stages = 512 unknowns, block size 4")

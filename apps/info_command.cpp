@@ -14,6 +14,17 @@ namespace trellis::cli {
 int info_command(const std::vector<std::string>& args) {
   if (args.size() > 1) throw InputError("expected one problem, got " + std::to_string(args.size()) + " arguments");
   const std::string spec = args.empty() ? gallery::default_problem_spec : args[0];
+  if (spec.rfind("kron-stokes:", 0) == 0) {  // a Kronecker system: its sizes, then M's summary
+    const KroneckerSystem sys = kron_stokes_system(spec);
+    std::printf("trellis info: %s\n", spec.c_str());
+    std::printf("  problem         %s\n", sys.description.c_str());
+    std::printf(
+        "  system          (A (x) M + tau B (x) L): N = %d rows x s = %d stages = %lld unknowns, block size %d\n",
+        sys.space_rows(), sys.stages, (long long)sys.space_rows() * sys.stages, sys.M.block_size);
+    std::printf("  M (the space operator's mass part):\n");
+    std::fputs(format_summary(summarize(bsr_to_csr(sys.M))).c_str(), stdout);
+    return 0;
+  }
   Kokkos::Timer timer;
   const gallery::Problem problem = gallery::load_problem(spec);
   const double load_seconds = timer.seconds();

@@ -2,6 +2,9 @@
 // where it counts) and named in the error otherwise.
 #include "solve_args.hpp"
 
+#include <cctype>
+#include <cstdlib>
+
 #include "trellis/core/errors.hpp"
 
 namespace trellis::cli {
@@ -55,14 +58,11 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
     };
     // A finite number within [lo, hi], named in the error otherwise.
     auto number = [&](const std::string& v, double lo, double hi, const char* range) {
-      double d = std::nan("");
-      try {
-        size_t used = 0;
-        d = std::stod(v, &used);
-        if (used != v.size()) d = std::nan("");
-      } catch (const std::exception&) {
-      }
-      if (!std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
+      // strtod, not stod: a subnormal (1e-310) is a number, out of range
+      // below; only what overflows to Inf or is no number is refused here.
+      char* end = nullptr;
+      const double d = v.empty() || std::isspace((unsigned char)v[0]) ? std::nan("") : std::strtod(v.c_str(), &end);
+      if (!end || *end != '\0' || !std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
       if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
       return d;
     };
@@ -79,7 +79,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
     else if (k == "--kron") {
       for (int f = 0; f < 4; ++f) a.kron_files.push_back(value());
     } else if (k == "--tau")
-      a.tau = number(value(), 0, 1e300, "0 or more");
+      a.tau = number(value(), 0, 1e300, "0 to 1e300");
     else if (k == "--block-size")
       a.block_size = whole(value(), 1, 8, "1 to 8");
     else if (k == "--form")
@@ -105,7 +105,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
     } else if (k == "--pivot-tolerance")
       a.options.pivots.tolerance = number(value(), 0, 1, "0 to 1");
     else if (k == "--pivot-boost")
-      a.options.pivots.boost = number(value(), 0, 1e300, "0 or more");
+      a.options.pivots.boost = number(value(), 0, 1e300, "0 to 1e300");
     else if (k == "--fallback")
       a.fallback = parse<FallbackPolicy>(value());
     else if (k == "--strict")

@@ -151,8 +151,48 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
   std::printf("history: %s, plot: %s\n", path.c_str(), svg.c_str());
 }
 
-/// The system of a kron-stokes:NXxNYxNZ[:s=S][:tau=T] spec.
-KroneckerSystem kron_stokes(const std::string& spec) {
+/// GMRES on a Kronecker system, F = K 1, with no or a stage preconditioner.
+int kronecker_solve(const SolveArgs& a) {
+  const KroneckerSystem sys = a.kron_files.empty()
+                                  ? kron_stokes_system(a.problem)
+                                  : io::read_kronecker_system(a.kron_files[0], a.kron_files[1], a.kron_files[2],
+                                                              a.kron_files[3], a.tau, a.block_size);
+  const KroneckerOperator<double, Device> K(sys);
+  std::printf("problem: %s\n  N = %d rows x s = %d stages = %d unknowns, block size %d, %s\n", sys.description.c_str(),
+              sys.space_rows(), sys.stages, K.num_rows(), sys.M.block_size,
+              K.shared_pattern() ? "M and L on one pattern (one pass)" : "M and L on different patterns");
+  std::printf("solver: gmres(%d, %s), tolerance %.1e, backend %s\n", a.krylov.restart,
+              to_string(a.krylov.orthogonalization), a.krylov.rel_tol, Kokkos::DefaultExecutionSpace::name());
+  Vector ones("ones", size_t(K.num_rows())), b("b", size_t(K.num_rows())), x("x", size_t(K.num_rows()));
+  Kokkos::deep_copy(ones, 1.0);
+  K.apply(ones, b);
+  Run run;
+  auto t0 = now();
+  std::unique_ptr<Preconditioner<double, Device>> P;
+  if (a.precond == "none") {
+    P = std::make_unique<IdentityPreconditioner<double, Device>>();
+    run.label = "none";
+  } else {
+    auto stages = std::make_unique<KroneckerStagePreconditioner>(sys, 0, a.precond, a.options);
+    run.label = "stages:" + stages->stage().name;
+    std::printf("preconditioner: I_s (x) %s(%g M + %g tau L)\n", stages->stage().name.c_str(), stages->alpha(),
+                stages->gamma());
+    P = std::move(stages);
+  }
+  Kokkos::fence();
+  run.setup_seconds = seconds_since(t0);
+  t0 = now();
+  run.result = run_solver(a, K, *P, b, x);
+  Kokkos::fence();
+  run.solve_seconds = seconds_since(t0);
+  print_run(run);
+  if (!a.history.empty()) write_history(a.history, {run});
+  return run.result.converged() ? 0 : 3;
+}
+
+}  // namespace
+
+KroneckerSystem kron_stokes_system(const std::string& spec) {
   const std::string usage = "expected kron-stokes:NXxNYxNZ[:s=S][:tau=T], got '" + spec + "'";
   auto split = [](const std::string& t, char sep) {
     std::vector<std::string> out;
@@ -194,47 +234,6 @@ KroneckerSystem kron_stokes(const std::string& spec) {
     }
   return gallery::stokes_kronecker(nx, ny, nz, s, tau);
 }
-
-/// GMRES on a Kronecker system, F = K 1, with no or a stage preconditioner.
-int kronecker_solve(const SolveArgs& a) {
-  const KroneckerSystem sys = a.kron_files.empty()
-                                  ? kron_stokes(a.problem)
-                                  : io::read_kronecker_system(a.kron_files[0], a.kron_files[1], a.kron_files[2],
-                                                              a.kron_files[3], a.tau, a.block_size);
-  const KroneckerOperator<double, Device> K(sys);
-  std::printf("problem: %s\n  N = %d rows x s = %d stages = %d unknowns, block size %d, %s\n", sys.description.c_str(),
-              sys.space_rows(), sys.stages, K.num_rows(), sys.M.block_size,
-              K.shared_pattern() ? "M and L on one pattern (one pass)" : "M and L on different patterns");
-  std::printf("solver: gmres(%d, %s), tolerance %.1e, backend %s\n", a.krylov.restart,
-              to_string(a.krylov.orthogonalization), a.krylov.rel_tol, Kokkos::DefaultExecutionSpace::name());
-  Vector ones("ones", size_t(K.num_rows())), b("b", size_t(K.num_rows())), x("x", size_t(K.num_rows()));
-  Kokkos::deep_copy(ones, 1.0);
-  K.apply(ones, b);
-  Run run;
-  auto t0 = now();
-  std::unique_ptr<Preconditioner<double, Device>> P;
-  if (a.precond == "none") {
-    P = std::make_unique<IdentityPreconditioner<double, Device>>();
-    run.label = "none";
-  } else {
-    auto stages = std::make_unique<KroneckerStagePreconditioner>(sys, 0, a.precond, a.options);
-    run.label = "stages:" + stages->stage().name;
-    std::printf("preconditioner: I_s (x) %s(%g M + %g tau L)\n", stages->stage().name.c_str(), stages->alpha(),
-                stages->gamma());
-    P = std::move(stages);
-  }
-  Kokkos::fence();
-  run.setup_seconds = seconds_since(t0);
-  t0 = now();
-  run.result = run_solver(a, K, *P, b, x);
-  Kokkos::fence();
-  run.solve_seconds = seconds_since(t0);
-  print_run(run);
-  if (!a.history.empty()) write_history(a.history, {run});
-  return run.result.converged() ? 0 : 3;
-}
-
-}  // namespace
 
 int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)

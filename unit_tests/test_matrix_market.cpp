@@ -635,9 +635,37 @@ TEST(MatrixMarketGzip, TruncatedOrCorruptStreamIsNamed) {
   for (size_t k = bytes.size() / 2; k < bytes.size() / 2 + 40; ++k)  // inside the deflate stream
     corrupt[k] = char(corrupt[k] ^ 0x5a);
   write_text(gz, corrupt);
-  EXPECT_THROW(read_matrix_market(gz), MatrixMarketError);
+  try {
+    read_matrix_market(gz);
+    FAIL() << "expected MatrixMarketError";
+  } catch (const MatrixMarketError& e) {
+    // zlib's own name for the stream ("<fd:3>") was in the message.
+    EXPECT_EQ(std::string(e.what()).find("<fd:"), std::string::npos) << e.what();
+    EXPECT_NE(e.problem().find("cannot decompress ("), std::string::npos) << e.what();
+  }
+  // A gzip file not named .gz: its bytes say what it is.
+  const std::string unnamed = temp_path("compressed.mtx");
+  write_text(unnamed, bytes);
+  EXPECT_HAS(test::error_of<MatrixMarketError>([&] { read_matrix_market(unnamed); }),
+             "the file is gzip-compressed (it starts with the gzip bytes 1f 8b); name it .gz");
+  std::remove(unnamed.c_str());
   std::remove(plain.c_str());
   std::remove(gz.c_str());
+}
+
+TEST(MatrixMarket, DuplicatesWhoseSumOverflowsAreNamed) {
+  // Each entry finite, their sum Inf: refused by the reader, with the file
+  // and the entry (was: read, and an ILU0 pivot error later named neither).
+  const std::string path = temp_path("dup_inf.mtx");
+  write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n");
+  try {
+    read_matrix_market(path);
+    FAIL() << "expected MatrixMarketError";
+  } catch (const MatrixMarketError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(e.problem().find("the duplicate entries of (1, 1) sum to inf"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 TEST(MatrixMarketGzip, MalformedContentNamesFileAndLine) {

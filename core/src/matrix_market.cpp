@@ -225,6 +225,10 @@ void parse_banner(const Line& ln, const Scanner& s, MatrixMarketHeader& h) {
   const char* p = ln.begin;
   if (ln.end - p >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;  // UTF-8 BOM
   const std::string_view magic = next_token(p, ln.end);
+  if (ln.end - ln.begin >= 2 && ln.begin[0] == '\x1f' && ln.begin[1] == '\x8b')
+    s.fail(ln.number,
+           "missing %%MatrixMarket banner: the file is gzip-compressed (it starts with the gzip bytes "
+           "1f 8b); name it .gz to read it");
   if (!iequals(magic, "%%MatrixMarket"))
     s.fail(ln.number, "missing %%MatrixMarket banner: the first line starts with " +
                           quoted(std::string_view(ln.begin, size_t(ln.end - ln.begin))));
@@ -413,7 +417,7 @@ void sort_row(ordinal_t* col, double* val, offset_t len, std::vector<std::pair<o
 // final Views, rows sorted in place, duplicates summed in file order (as
 // csr_from_triplets does). csr_from_triplets would copy every entry twice
 // more; at 10^7 entries that memory traffic costs more than the parsing.
-HostCsr build_csr(ordinal_t rows, ordinal_t cols, const Triplets& t) {
+HostCsr build_csr(ordinal_t rows, ordinal_t cols, const Triplets& t, const Scanner& s) {
   const size_t n = t.rows.size();
   Kokkos::View<offset_t*, HostDevice> rm("trellis::row_map", size_t(rows) + 1);
   for (size_t k = 0; k < n; ++k) ++rm(t.rows[k] + 1);
@@ -437,6 +441,9 @@ HostCsr build_csr(ordinal_t rows, ordinal_t cols, const Triplets& t) {
     for (offset_t k = begin; k < end; ++k) {
       if (out > rm(i) && ent(out - 1) == ent(k)) {
         val(out - 1) += val(k);  // duplicate entry: summed
+        if (!std::isfinite(val(out - 1)))
+          s.fail(0, "the duplicate entries of (" + std::to_string(i + 1) + ", " + std::to_string(ent(k) + 1) +
+                        ") sum to " + std::to_string(val(out - 1)) + ": each is finite, their sum overflows");
       } else {
         ent(out) = ent(k);
         val(out) = val(k);
@@ -477,7 +484,7 @@ HostCsr read_coordinate(Scanner& s, const Header& h, const MatrixMarketLimits& l
                             " stored entries; at most " + std::to_string(most_rows) +
                             " rows are read (MatrixMarketLimits::max_rows_beyond_entries = " +
                             std::to_string(limits.max_rows_beyond_entries) + ")");
-  return build_csr(ordinal_t(mm.rows), ordinal_t(mm.cols), t);
+  return build_csr(ordinal_t(mm.rows), ordinal_t(mm.cols), t, s);
 }
 
 std::vector<double> read_array_values(Scanner& s, const Header& h);
@@ -580,9 +587,11 @@ class GzFile {
   [[noreturn]] void fail() {
 #if TRELLIS_ENABLE_ZLIB
     int err = Z_OK;
-    const char* what = gzerror(f_, &err);
+    std::string what = gzerror(f_, &err);
+    // zlib names the stream of gzdopen "<fd:N>: "; the path is ours to say.
+    if (what.rfind("<fd:", 0) == 0 && what.find(">: ") != std::string::npos) what = what.substr(what.find(">: ") + 3);
     throw MatrixMarketError(path_, 0,
-                            std::string("cannot decompress (") + (err == Z_BUF_ERROR ? "truncated" : what) + ")");
+                            "cannot decompress (" + (err == Z_BUF_ERROR ? std::string("truncated") : what) + ")");
 #else
     throw MatrixMarketError(path_, 0, "cannot decompress");
 #endif
