@@ -161,3 +161,25 @@ trellis_bad_input_cli(pivot_boost_bound 1 "--pivot-boost: 1e301 is out of range 
 add_test(NAME bad_input_cli_info_kron_stokes COMMAND trellis_cli info kron-stokes:4x4x4)
 set_tests_properties(bad_input_cli_info_kron_stokes PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "N = 256 rows x s = 2 stages = 512 unknowns, block size 4")
+
+# Were a defect (issue 61 item 2): a streamed file (inflated gzip, a pipe, a
+# device) was read whole before its first line was parsed. Under a memory
+# limit that a 3x3 file loads within: 500 MB of gzip'd NULs (500 gzip members
+# of 1 MB, 0.5 MB on disk) ended "out of memory", /dev/zero read until memory
+# ran out, 100 MB of comments after a banner likewise. Now the first line and
+# the header are checked as the bytes arrive.
+set(_mm_banner "%%MatrixMarket matrix coordinate real general")
+add_test(NAME bad_input_cli_gzip_nuls_bounded
+         COMMAND sh -c "d=$(mktemp -d) && head -c 1048576 /dev/zero | gzip -c > $d/m && for i in $(seq 500); do cat $d/m; done > $d/nul.mtx.gz && ulimit -v 400000 && \"$0\" info $d/nul.mtx.gz; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli>)
+add_test(NAME bad_input_cli_dev_zero_bounded
+         COMMAND sh -c "ulimit -v 400000 && exec \"$0\" info /dev/zero" $<TARGET_FILE:trellis_cli>)
+add_test(NAME bad_input_cli_gzip_comments_bounded
+         COMMAND sh -c "d=$(mktemp -d) && printf '%s\\n' '${_mm_banner}' | gzip -c > $d/c.mtx.gz && yes '% a comment line of the header' | head -c 1048576 | gzip -c > $d/m && for i in $(seq 100); do cat $d/m; done >> $d/c.mtx.gz && ulimit -v 600000 && \"$0\" info $d/c.mtx.gz; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli>)
+set_tests_properties(bad_input_cli_gzip_nuls_bounded bad_input_cli_dev_zero_bounded PROPERTIES LABELS unit TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "trellis info: error: .*:1: missing %%MatrixMarket banner: the first line starts with '.x00"
+  ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2")
+set_tests_properties(bad_input_cli_gzip_comments_bounded PROPERTIES LABELS unit TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "more than 64 MB of banner and comments before the size line"
+  ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2")

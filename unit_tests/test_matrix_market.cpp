@@ -653,6 +653,22 @@ TEST(MatrixMarketGzip, TruncatedOrCorruptStreamIsNamed) {
   std::remove(gz.c_str());
 }
 
+TEST(MatrixMarketGzip, LongHeaderLinesAreBounded) {
+  // A 3 MB comment line: refused at 1 MB by the header reader and by the
+  // whole-file reader, plain and gzip'd (was: read whole, a byte at a time).
+  const std::string plain = temp_path("long_line.mtx");
+  write_text(plain, "%%MatrixMarket matrix array real general\n%" + std::string(3 << 20, 'y') + "\n1 1\n1\n");
+  const std::string gz = gzip_copy(plain);
+  for (const std::string& path : {plain, gz}) {
+    SCOPED_TRACE(path);
+    EXPECT_HAS(test::error_of<MatrixMarketError>([&] { io::read_matrix_market_header(path); }),
+               "a header line longer than 1 MB");
+  }
+  EXPECT_HAS(test::error_of<MatrixMarketError>([&] { read_matrix_market(gz); }), "a header line longer than 1 MB");
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+}
+
 TEST(MatrixMarket, DuplicatesWhoseSumOverflowsAreNamed) {
   // Each entry finite, their sum Inf: refused by the reader, with the file
   // and the entry (was: read, and an ILU0 pivot error later named neither).

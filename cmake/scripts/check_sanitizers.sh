@@ -20,8 +20,8 @@
 # header-by-header compile check (TRELLIS_ENABLE_HEADER_CHECK=OFF; the
 # default build has it). Skipped: the consumer test (consumer_find_package
 # builds an outside project against the installed package without the
-# sanitizer runtime) and cli_out_of_memory (it runs under `ulimit -v` 3 GB,
-# where ASan cannot map its shadow memory).
+# sanitizer runtime), cli_out_of_memory and the *_bounded input tests (they
+# run under `ulimit -v` 0.4-3 GB, where ASan cannot map its shadow memory).
 # LeakSanitizer: on, except for the MPI tests (*_mpi*): Open MPI's components,
 # loaded with dlopen, leak at MPI_Finalize and are unloaded before the
 # exit-time leak scan, so their frames have no names a suppression could
@@ -67,7 +67,7 @@ export LSAN_OPTIONS="suppressions=$repo/cmake/sanitizers/lsan.supp:print_suppres
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
 status=0
 cd "$build"
-ctest -L unit -E '^consumer_find_package$|^cli_out_of_memory$|_mpi' --output-on-failure --timeout 900 || status=1
+ctest -L unit -E '^consumer_find_package$|^cli_out_of_memory$|_bounded$|_mpi' --output-on-failure --timeout 900 || status=1
 ASAN_OPTIONS="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}" \
   ctest -L unit -R '_mpi' --output-on-failure --timeout 900 || status=1
 if compgen -G "$logs/report*" >/dev/null; then

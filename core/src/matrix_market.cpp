@@ -562,23 +562,24 @@ class GzFile {
     return 0;
 #endif
   }
-  /// The next line (with its newline) appended to `line`; false at the end.
-  /// Byte by byte: a NUL is kept (gzgets' C string would end the line at it,
-  /// and an empty line then read line.back() before the string).
-  bool getline(std::string& line) {
+  /// The next line (with its newline) appended to `line`, at most `max`
+  /// bytes of it; false at the end. Byte by byte: a NUL is kept (gzgets' C
+  /// string would end the line at it, and an empty line then read
+  /// line.back() before the string).
+  bool getline(std::string& line, size_t max) {
 #if TRELLIS_ENABLE_ZLIB
     bool any = false;
     for (int c = gzgetc(f_); c != -1; c = gzgetc(f_)) {
       any = true;
       line += char(c);
-      if (c == '\n') return true;
+      if (c == '\n' || line.size() >= max) return true;
     }
     int err = Z_OK;
     gzerror(f_, &err);
     if (err != Z_OK && err != Z_STREAM_END) fail();
     return any;
 #else
-    (void)line;
+    (void)line, (void)max;
     return false;
 #endif
   }
@@ -600,6 +601,46 @@ class GzFile {
 #if TRELLIS_ENABLE_ZLIB
   gzFile f_ = nullptr;
 #endif
+};
+
+// What a streamed file (inflated from gzip, or read from a pipe or device)
+// must show early, checked as its bytes arrive: the banner's first bytes at
+// its start, and its size line within kHeaderLimit bytes, no header line
+// longer than kHeaderLineLimit. A file of NULs, or an endless one, is refused
+// in its first megabyte, not once it has filled memory.
+constexpr size_t kHeaderLineLimit = size_t(1) << 20, kHeaderLimit = size_t(64) << 20;
+
+class HeaderWatch {
+ public:
+  explicit HeaderWatch(const std::string& path) : path_(path) {}
+  /// The first len bytes have arrived: false when reading on cannot help,
+  /// the text so far already fails on its first line (the parser then says
+  /// how); throws for a header that runs past its limits.
+  bool more(const char* data, size_t len) {
+    if (done_) return true;
+    static constexpr char magic[] = "%%matrixmarket";
+    const size_t start = len >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    for (size_t k = 0; k + 1 < sizeof magic && start + k < len; ++k)
+      if (std::tolower(static_cast<unsigned char>(data[start + k])) != magic[k]) return false;
+    while (const char* nl = static_cast<const char*>(std::memchr(data + pos_, '\n', len - pos_))) {
+      const Line ln{data + pos_, nl, ++line_};
+      pos_ = size_t(nl - data) + 1;
+      if (line_ > 1 && !is_blank_or_comment(ln)) return done_ = true;  // the size line
+      if (pos_ > kHeaderLimit)
+        throw MatrixMarketError(path_, line_, "more than 64 MB of banner and comments before the size line");
+    }
+    if (len - pos_ > kHeaderLineLimit) {
+      if (line_ == 0) return false;  // the first line: the parser names it
+      throw MatrixMarketError(path_, line_ + 1, "a header line longer than 1 MB");
+    }
+    return true;
+  }
+
+ private:
+  std::string path_;
+  size_t pos_ = 0;  // the start of the first line not yet seen whole
+  long line_ = 0;   // lines seen whole
+  bool done_ = false;
 };
 
 // The bytes of a file: mapped when it is a regular file (page-cache pages used
@@ -642,6 +683,7 @@ class FileText {
 
  private:
   void read_all(int fd, const std::string& path) {
+    HeaderWatch watch(path);
     size_t len = 0;
     for (;;) {
       if (len == copy_.size()) copy_.resize(2 * copy_.size() + 65536);
@@ -652,6 +694,7 @@ class FileText {
         throw MatrixMarketError(path, 0, "cannot read: " + errno_text(errno));
       }
       len += size_t(r);
+      if (!watch.more(copy_.data(), len)) break;
     }
     copy_.resize(len);
   }
@@ -659,6 +702,7 @@ class FileText {
   // Decompressed chunk by chunk as read (a .gz is never held compressed).
   void read_gzip(const std::string& path) {
     GzFile gz(path);
+    HeaderWatch watch(path);
     size_t len = 0;
     for (;;) {
       if (len == copy_.size()) copy_.resize(2 * copy_.size() + (1 << 20));
@@ -666,6 +710,7 @@ class FileText {
       const int r = gz.read(&copy_[len], unsigned(want));
       if (r == 0) break;
       len += size_t(r);
+      if (!watch.more(copy_.data(), len)) break;
     }
     copy_.resize(len);
   }
@@ -676,15 +721,24 @@ class FileText {
 };
 
 // Lines up to and including the size line (a header read need not load the
-// file), as next(line) gives them (it fills `line` with one line, newline
-// included; false at the end).
+// file), as next(line, max) gives them (it fills `line` with one line,
+// newline included, at most max bytes of it; false at the end). A first
+// line longer than kHeaderLineLimit is cut there (the parser names it); a
+// longer comment line, or more than kHeaderLimit bytes of header, is an error.
 template <class NextLine>
-std::string header_lines(NextLine&& next) {
+std::string header_lines(const std::string& path, NextLine&& next) {
   std::string text, line;
   for (long number = 1;; ++number) {
     line.clear();
-    if (!next(line)) break;
+    if (!next(line, kHeaderLineLimit + 1)) break;
+    if (line.size() > kHeaderLineLimit) {
+      if (number > 1) throw MatrixMarketError(path, number, "a header line longer than 1 MB");
+      text += line.substr(0, kHeaderLineLimit);
+      break;
+    }
     text += line;
+    if (text.size() > kHeaderLimit)
+      throw MatrixMarketError(path, number, "more than 64 MB of banner and comments before the size line");
     const Line ln{line.data(), line.data() + line.size() - (line.back() == '\n' ? 1 : 0), number};
     if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
   }
@@ -695,20 +749,16 @@ std::string header_lines(NextLine&& next) {
 std::string read_header_text(const std::string& path) {
   if (is_gzip_path(path)) {
     GzFile gz(path);
-    return header_lines([&](std::string& line) { return gz.getline(line); });
+    return header_lines(path, [&](std::string& line, size_t max) { return gz.getline(line, max); });
   }
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw MatrixMarketError(path, 0, "cannot open: " + errno_text(errno));
-  struct LineBuffer {  // getline(3) allocates and grows it
-    char* data = nullptr;
-    size_t cap = 0;
-    ~LineBuffer() { std::free(data); }
-  } buf;
-  std::string text = header_lines([&](std::string& line) {
-    const ssize_t n = ::getline(&buf.data, &buf.cap, f.get());
-    if (n <= 0) return false;
-    line.assign(buf.data, size_t(n));
-    return true;
+  std::string text = header_lines(path, [&](std::string& line, size_t max) {
+    for (int c = std::getc(f.get()); c != EOF; c = std::getc(f.get())) {  // bounded, NULs kept
+      line += char(c);
+      if (c == '\n' || line.size() >= max) return true;
+    }
+    return !line.empty();
   });
   if (std::ferror(f.get())) throw MatrixMarketError(path, 0, "cannot read: " + errno_text(errno));
   return text;
@@ -773,6 +823,30 @@ inline char* put_real(char* p, char* end, double v) {
 
 // --------------------------------------------------------------- public API
 
+namespace {
+
+/// read() with an allocation failure while reading `path` named as such: the
+/// file in the message (std::bad_alloc, or Kokkos's failed allocation).
+template <class Read>
+auto reading(const std::string& path, Read&& read) {
+  const auto out_of_memory = [&](const std::string& what) {
+    return MatrixMarketError(path, 0, "out of memory while reading the file (" + what + ")");
+  };
+  try {
+    return read();
+  } catch (const std::bad_alloc& e) {
+    throw out_of_memory(e.what());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    if (std::strstr(e.what(), "failed to allocate") || std::strstr(e.what(), "allocation failure"))
+      throw out_of_memory(e.what());
+    throw;
+  }
+}
+
+}  // namespace
+
 HostCsr parse_matrix_market(std::string_view text, const std::string& name, const MatrixMarketLimits& limits) {
   Scanner s(text, name);
   const Header h = parse_header(s);
@@ -785,14 +859,18 @@ HostCsr parse_matrix_market(std::string_view text, const std::string& name, cons
 }
 
 HostCsr read_matrix_market(const std::string& path, const MatrixMarketLimits& limits) {
-  const FileText text(path);
-  return parse_matrix_market(text.view(), path, limits);
+  return reading(path, [&] {
+    const FileText text(path);
+    return parse_matrix_market(text.view(), path, limits);
+  });
 }
 
 MatrixMarketHeader read_matrix_market_header(const std::string& path) {
-  const std::string text = read_header_text(path);
-  Scanner s(text, path);
-  return parse_header(s).mm;
+  return reading(path, [&] {
+    const std::string text = read_header_text(path);
+    Scanner s(text, path);
+    return parse_header(s).mm;
+  });
 }
 
 std::vector<double> parse_matrix_market_vector(std::string_view text, const std::string& name) {
@@ -803,11 +881,15 @@ std::vector<double> parse_matrix_market_vector(std::string_view text, const std:
 }
 
 std::vector<double> read_matrix_market_vector(const std::string& path) {
-  const FileText text(path);
-  return parse_matrix_market_vector(text.view(), path);
+  return reading(path, [&] {
+    const FileText text(path);
+    return parse_matrix_market_vector(text.view(), path);
+  });
 }
 
-std::vector<double> read_matrix_market_array(const std::string& path, long long& rows, long long& cols) {
+namespace {
+
+std::vector<double> read_array(const std::string& path, long long& rows, long long& cols) {
   const FileText text(path);
   Scanner s(text.view(), path);
   const Header h = parse_header(s);
@@ -820,6 +902,12 @@ std::vector<double> read_matrix_market_array(const std::string& path, long long&
   rows = h.mm.rows;
   cols = h.mm.cols;
   return x;
+}
+
+}  // namespace
+
+std::vector<double> read_matrix_market_array(const std::string& path, long long& rows, long long& cols) {
+  return reading(path, [&] { return read_array(path, rows, cols); });
 }
 
 void write_matrix_market(const std::string& path, const HostCsr& A) {
