@@ -94,11 +94,14 @@ WavefrontTransform Stencil::wavefront(int nx, int ny, int nz) const {
   auto backward = [](const WavefrontTransform& t, const StencilOffset& o) {
     return t.hat_x(o.x, o.y, o.z) <= 0 && t.hat_y(o.y, o.z) <= 0 && t.level(o.x, o.y, o.z) < 0;
   };
+  // a, b, c up to 16: Diamond-25P's level-1 fill has lower offsets (3,-1,0)
+  // and (0,3,-1), which need a >= 3 and b >= 3a (b = 9 at the least).
+  constexpr int largest = 16;
   WavefrontTransform best;
   long best_levels = std::numeric_limits<long>::max();
-  for (int a = 0; a <= 8; ++a)
-    for (int b = 0; b <= 8; ++b)
-      for (int c = 0; c <= 8; ++c) {
+  for (int a = 0; a <= largest; ++a)
+    for (int b = 0; b <= largest; ++b)
+      for (int c = 0; c <= largest; ++c) {
         const WavefrontTransform t{a, b, c};
         bool ok = true;
         for (int k = 0; k < size() && ok; ++k) {
@@ -110,8 +113,8 @@ WavefrontTransform Stencil::wavefront(int nx, int ny, int nz) const {
         if (ok && levels < best_levels) best = t, best_levels = levels;
       }
   if (best_levels == std::numeric_limits<long>::max())
-    throw InputError("stencil " + name() + ": no wavefront transform i + a j + b k, j + c k (a, b, c <= 8) " +
-                     "makes every dependency point backward");
+    throw InputError("stencil " + name() + ": no wavefront transform i + a j + b k, j + c k (a, b, c <= " +
+                     std::to_string(largest) + ") makes every dependency point backward");
   return best;
 }
 
