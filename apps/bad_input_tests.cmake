@@ -183,3 +183,36 @@ set_tests_properties(bad_input_cli_gzip_nuls_bounded bad_input_cli_dev_zero_boun
 set_tests_properties(bad_input_cli_gzip_comments_bounded PROPERTIES LABELS unit TIMEOUT 60
   PASS_REGULAR_EXPRESSION "more than 64 MB of banner and comments before the size line"
   ENVIRONMENT "OMP_PROC_BIND=false;OMP_NUM_THREADS=2")
+
+# The command line's conventions (issue 60 item 3, in part). Each was a defect:
+# --help printed Kokkos's 45-line banner first and `info --help` failed;
+# --opt=value was refused; -ksp_type was read as a second problem; the legacy
+# Kokkos options and KOKKOS_* variables aborted (exit 134), 100000 threads
+# crashed; --tau without --kron, --form with another solver and --kron twice
+# were silently accepted.
+add_test(NAME cli_help_before_kokkos COMMAND trellis_cli solve --help)
+set_tests_properties(cli_help_before_kokkos PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "^usage: trellis solve"
+                     FAIL_REGULAR_EXPRESSION "Kokkos command line|--kokkos-help|kokkos-threads")
+add_test(NAME cli_info_help COMMAND trellis_cli info -h)
+set_tests_properties(cli_info_help PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "^usage: trellis info")
+add_test(NAME cli_option_equals_value COMMAND trellis_cli solve lap2d5:8x8 --tol=1e-6 --precond=ilu0)
+set_tests_properties(cli_option_equals_value PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "tolerance 1.0e-06.*ilu0 .*converged")
+trellis_bad_input_cli(single_dash_option 1 "trellis solve: error: unknown option '-ksp_type' \\(options start with --\\)"
+                      solve lap2d5:8x8 -ksp_type gmres)
+foreach(_opt "--threads=-1" "--device=x" "--num-devices=abc" "--kokkos-threads=100000" "--numa=0")
+  string(REGEX REPLACE "=.*" "" _name "${_opt}")
+  string(MAKE_C_IDENTIFIER "kokkos_option_${_opt}" _test)
+  trellis_bad_input_cli(${_test} 1 "trellis: error: ${_name}: '.*' is not a whole number from" info lap2d5:4x4 ${_opt})
+endforeach()
+add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
+set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
+  PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")
+trellis_bad_input_cli(tau_without_kron 1 "trellis solve: error: --tau is for --kron systems" solve lap2d5:8x8 --tau 0.1)
+trellis_bad_input_cli(form_with_gmres 1 "trellis solve: error: --form is BiCGSTAB's; the solver is gmres"
+                      solve lap2d5:8x8 --solver gmres --form split)
+trellis_bad_input_cli(kron_twice 1 "trellis solve: error: --kron given twice"
+                      solve --kron M.mtx L.mtx A.mtx B.mtx --kron M.mtx L.mtx A.mtx B.mtx --tau 1)
+add_test(NAME cli_version_says_kokkos COMMAND trellis_cli version)
+set_tests_properties(cli_version_says_kokkos PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "Kokkos [0-9]+\\.[0-9]+\\.[0-9]+, default execution space .*\nbackends:")
+add_test(NAME cli_info_says_auto COMMAND trellis_cli info lap2d5:8x8)
+set_tests_properties(cli_info_says_auto PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "preconditioner  auto: dd, the grid is known")

@@ -2,12 +2,14 @@
 // parallelism its triangular factors offer.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/matrix_summary.hpp"
 #include "trellis/gallery/problem_spec.hpp"
+#include "trellis/solvers/preconditioner_choice.hpp"
 
 namespace trellis::cli {
 
@@ -36,6 +38,10 @@ int info_command(const std::vector<std::string>& args) {
                 problem.block_matrix->block_size, problem.block_matrix->block_size, problem.block_matrix->nnz_blocks());
   std::printf("  load time       %.3f s\n", load_seconds);
   std::fputs(format_summary(summarize(problem.matrix)).c_str(), stdout);
+  PreconditionerOptions options;
+  if (problem.grid[0] > 0) options.grid = {problem.grid[0], std::max(1, problem.grid[1]), std::max(1, problem.grid[2])};
+  if (problem.matrix.is_square() && problem.matrix.num_rows > 0)
+    std::printf("  preconditioner  %s\n", choose_preconditioner(problem.matrix, options).reason.c_str());
   return 0;
 }
 

@@ -47,9 +47,24 @@ const std::string solve_usage =
     "                                  --precond none (default) or a stage preconditioner\n"
     "                                  I_s (x) P0(M + tau gamma L), P0 e.g. ilu0 or jacobi\n";
 
-SolveArgs parse_solve_args(const std::vector<std::string>& args) {
+SolveArgs parse_solve_args(const std::vector<std::string>& given) {
   SolveArgs a;
-  bool have_problem = false;
+  bool have_problem = false, tau_given = false, form_given = false;
+  // --opt=value is --opt value.
+  std::vector<std::string> args;
+  std::vector<bool> attached;  // the value came after '='
+  for (const std::string& g : given) {
+    const size_t eq = g.find('=');
+    if (g.rfind("--", 0) == 0 && eq != std::string::npos) {
+      args.push_back(g.substr(0, eq));
+      attached.push_back(false);
+      args.push_back(g.substr(eq + 1));
+      attached.push_back(true);
+    } else {
+      args.push_back(g);
+      attached.push_back(false);
+    }
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& k = args[i];
     auto value = [&]() -> const std::string& {
@@ -77,13 +92,14 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
     else if (k == "--precond")
       a.precond = canonical_preconditioner(value()), a.precond_given = true;
     else if (k == "--kron") {
+      if (!a.kron_files.empty()) throw InputError("--kron given twice");
       for (int f = 0; f < 4; ++f) a.kron_files.push_back(value());
     } else if (k == "--tau")
-      a.tau = number(value(), 0, 1e300, "0 to 1e300");
+      a.tau = number(value(), 0, 1e300, "0 to 1e300"), tau_given = true;
     else if (k == "--block-size")
       a.block_size = whole(value(), 1, 8, "1 to 8");
     else if (k == "--form")
-      a.form = parse<BicgstabForm>(value());
+      a.form = parse<BicgstabForm>(value()), form_given = true;
     else if (k == "--tol")
       a.krylov.rel_tol = number(value(), 1e-300, 0.5, "a relative tolerance in (0, 0.5]");
     else if (k == "--max-iter")
@@ -118,6 +134,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
       a.history = value();
     else if (k.rfind("--", 0) == 0)
       throw InputError("unknown option '" + k + "'\n" + solve_usage);
+    else if (k.size() > 1 && k[0] == '-' && !attached[i])  // -ksp_type: an option, not a problem
+      throw InputError("unknown option '" + k + "' (options start with --)\n" + solve_usage);
     else if (!have_problem)
       a.problem = k, have_problem = true;
     else
@@ -125,11 +143,16 @@ SolveArgs parse_solve_args(const std::vector<std::string>& args) {
   }
   if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
     throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
+  // Options that would have no effect are errors, not silence.
+  if (tau_given && a.kron_files.empty())
+    throw InputError("--tau is for --kron systems (a kron-stokes: spec takes tau=T in the spec)");
+  if (form_given && a.solver != "bicgstab") throw InputError("--form is BiCGSTAB's; the solver is " + a.solver);
   if (a.kronecker()) {
     if (!a.kron_files.empty() && have_problem)
       throw InputError("--kron reads the system from its four files; a problem '" + a.problem + "' was given too");
     if (!a.kron_files.empty() && std::isnan(a.tau)) throw InputError("--kron needs --tau T");
     if (a.compare) throw InputError("--compare is not available for Kronecker systems (perf_tests/kron_bench is)");
+    if (form_given) throw InputError("--form is BiCGSTAB's; Kronecker systems are solved with GMRES");
     a.solver = "gmres";
     if (!a.precond_given) a.precond = "none";
   }

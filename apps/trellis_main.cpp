@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "solve_args.hpp"
 #include "trellis/config.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/gallery/problem_spec.hpp"
@@ -38,27 +39,67 @@ void print_usage(std::FILE* to) {
                trellis::preconditioner_usage(2).c_str());
 }
 
-/// The problem with a numeric --kokkos-* option ("" if none). Kokkos 3.4
-/// aborts on a bad value (an uncaught exception or abort()), so the command
-/// checks them first and fails like any other bad option.
+/// The problem with a numeric Kokkos option or environment variable ("" if
+/// none). Kokkos 3.4 aborts on a bad value (an uncaught exception or
+/// abort()), and starts as many threads as asked (100000 crashed), so the
+/// command checks every form it parses first, the legacy ones without
+/// "kokkos-" and KOKKOS_* variables too, and fails like any other bad option.
 std::string bad_kokkos_option(int argc, char** argv) {
+  const long max_threads = 4096;
   const struct {
-    const char* prefix;
-    long lo;
-  } numeric[] = {{"--kokkos-threads=", 1},     {"--kokkos-numa=", 1},   {"--kokkos-device-id=", 0},
-                 {"--kokkos-num-devices=", 1}, {"--kokkos-device=", 0}, {"--kokkos-ndevices=", 1}};
+    const char* name;
+    long lo, hi;
+  } numeric[] = {{"threads", 1, max_threads}, {"numa", 1, 1024},     {"device-id", 0, 1024},  {"num-devices", 1, 1024},
+                 {"device", 0, 1024},         {"ndevices", 1, 1024}, {"skip-device", 0, 1024}};
+  auto check = [](const std::string& what, const char* text, long lo, long hi) -> std::string {
+    char* end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || v < lo || v > hi)
+      return what + ": '" + text + "' is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+    return "";
+  };
   for (int i = 1; i < argc; ++i)
-    for (const auto& o : numeric) {
-      const size_t n = std::strlen(o.prefix);
-      if (std::strncmp(argv[i], o.prefix, n) != 0) continue;
-      const char* text = argv[i] + n;
-      char* end = nullptr;
-      const long v = std::strtol(text, &end, 10);
-      if (*text == '\0' || *end != '\0' || v < o.lo || v > 1000000)
-        return std::string(o.prefix, n - 1) + ": '" + text + "' is not a whole number from " + std::to_string(o.lo) +
-               " to 1000000";
+    for (const auto& o : numeric)
+      for (const std::string prefix : {std::string("--kokkos-") + o.name + "=", std::string("--") + o.name + "="})
+        if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
+          const std::string bad = check(prefix.substr(0, prefix.size() - 1), argv[i] + prefix.size(), o.lo, o.hi);
+          if (!bad.empty()) return bad;
+        }
+  const struct {
+    const char* name;
+    long lo, hi;
+  } variables[] = {{"KOKKOS_NUM_THREADS", 1, max_threads},
+                   {"KOKKOS_DEVICE_ID", 0, 1024},
+                   {"KOKKOS_NUMA", 1, 1024},
+                   {"KOKKOS_NUM_DEVICES", 1, 1024},
+                   {"KOKKOS_SKIP_DEVICE", 0, 1024}};
+  for (const auto& v : variables)
+    if (const char* text = std::getenv(v.name)) {
+      const std::string bad = check(std::string("environment variable ") + v.name, text, v.lo, v.hi);
+      if (!bad.empty()) return bad;
     }
   return "";
+}
+
+/// `trellis COMMAND --help` (or -h): the command's usage, before Kokkos
+/// starts (Kokkos 3.4 prints its own help for --help first). False when the
+/// arguments ask for no help.
+bool help_asked(int argc, char** argv) {
+  bool asked = false;
+  for (int i = 1; i < argc; ++i) asked |= std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
+  if (!asked) return false;
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command == "solve")
+    std::printf("%s", trellis::cli::solve_usage.c_str());
+  else if (command == "info")
+    std::printf(
+        "usage: trellis info [PROBLEM]\n"
+        "  size, symmetry, diagonal, the level parallelism of L and U, memory, and what the\n"
+        "  preconditioner auto would choose, of a Matrix Market file or a generated problem\n"
+        "  (trellis help lists the forms); a kron-stokes: spec gives the system's sizes\n");
+  else
+    print_usage(stdout);
+  return true;
 }
 
 /// SIGTERM, SIGINT and SIGHUP are taken by one thread of their own, blocked
@@ -90,6 +131,7 @@ void end_on_termination_signals() {
 
 int main(int argc, char** argv) {
   end_on_termination_signals();
+  if (help_asked(argc, argv)) return 0;
   if (const std::string bad = bad_kokkos_option(argc, argv); !bad.empty()) {
     std::fprintf(stderr, "trellis: error: %s\n", bad.c_str());
     return 1;
@@ -112,8 +154,24 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (command == "version" || command == "--version") {
-      std::printf("trellis %s (Kokkos default execution space: %s)\n", TRELLIS_VERSION,
-                  Kokkos::DefaultExecutionSpace::name());
+      std::printf("trellis %s\n", TRELLIS_VERSION);
+      std::printf("Kokkos %d.%d.%d, default execution space %s, %d threads or lanes\n", KOKKOS_VERSION / 10000,
+                  KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100, Kokkos::DefaultExecutionSpace::name(),
+                  int(Kokkos::DefaultExecutionSpace().concurrency()));
+      std::printf("backends:");
+#if defined(KOKKOS_ENABLE_CUDA)
+      std::printf(" Cuda");
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+      std::printf(" HIP");
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+      std::printf(" OpenMP");
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+      std::printf(" Serial");
+#endif
+      std::printf("\n");
       return 0;
     }
     std::fprintf(stderr, "trellis: error: unknown command '%s'\n\n", command.c_str());
