@@ -113,7 +113,7 @@ class CusparseSpsv {
 
 /// ILU0 of A by cusparseDcsrilu02 (level-scheduled), in a copy of A's values:
 /// L (unit, strict lower) and U (upper with diagonal) share the pattern.
-/// Keeps its analysis, so that refactor() is csrilu02's numeric phase alone
+/// Keeps its analysis, so that numeric() is csrilu02's numeric phase alone
 /// (what an application refactoring in a time loop calls). A structural or
 /// numerical zero pivot throws naming its row.
 class CusparseCsrilu02 {
@@ -146,7 +146,7 @@ class CusparseCsrilu02 {
   CusparseCsrilu02& operator=(const CusparseCsrilu02&) = delete;
 
   /// New values of A's pattern: copied in and factored with the kept analysis.
-  void refactor(CudaConstVector values) {
+  void numeric(CudaConstVector values) {
     Kokkos::deep_copy(LU_.values, values);
     const int pivot = factor();
     if (pivot >= 0) throw std::runtime_error("cusparse csrilu02: zero pivot at row " + std::to_string(pivot));
@@ -205,7 +205,7 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
   /// descriptors told of the new factor values (cusparseSpSV_updateMatrix,
   /// no new analysis).
   void numeric(CudaConstVector values) {
-    ilu_.refactor(values);
+    ilu_.numeric(values);
     lower_.update_values();
     upper_.update_values();
   }
