@@ -216,3 +216,24 @@ add_test(NAME cli_version_says_kokkos COMMAND trellis_cli version)
 set_tests_properties(cli_version_says_kokkos PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "Kokkos [0-9]+\\.[0-9]+\\.[0-9]+, default execution space .*\nbackends:")
 add_test(NAME cli_info_says_auto COMMAND trellis_cli info lap2d5:8x8)
 set_tests_properties(cli_info_says_auto PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "preconditioner  auto: dd, the grid is known")
+
+# Right-hand side, start and solution as files (issue 60 item 3): b was always
+# A 1 and x could not be written. And --history's paths (were defects:
+# h.svg got the CSV and the plot in one file; dir.d/name put the plot at
+# dir.svg, outside the folder).
+file(WRITE ${_bad_input_dir}/b3.mtx "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
+trellis_bad_input_cli(rhs_wrong_length 1 "trellis solve: error: --rhs '.*b3.mtx' has 3 entries; the matrix has 64 rows"
+                      solve lap2d5:8x8 --rhs ${_bad_input_dir}/b3.mtx)
+trellis_bad_input_cli(solution_to_full_disk 1 "trellis solve: error: write_matrix_market_vector: error writing '/dev/full'"
+                      solve lap2d5:8x8 --write-solution /dev/full)
+trellis_bad_input_cli(history_svg 1 "trellis solve: error: --history takes the CSV's path"
+                      solve lap2d5:8x8 --history ${_bad_input_dir}/h.svg)
+add_test(NAME cli_rhs_x0_solution
+         COMMAND sh -c "d=$(mktemp -d) && { echo '%%MatrixMarket matrix array real general'; echo '64 1'; for i in $(seq 64); do echo 2.5; done; } > $d/b.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --write-solution $d/x.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --x0 $d/x.mtx --precond jacobi && test $(wc -l < $d/x.mtx) = 66; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli>)
+set_tests_properties(cli_rhs_x0_solution PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false"
+  PASS_REGULAR_EXPRESSION "right-hand side: .*b.mtx, start: .*x.mtx.*jacobi +converged +0 it")
+add_test(NAME cli_history_in_a_dotted_folder
+         COMMAND sh -c "d=$(mktemp -d) && mkdir $d/out.d && \"$0\" solve lap2d5:8x8 --history $d/out.d/hist && test -s $d/out.d/hist && test -s $d/out.d/hist.svg; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli>)
+set_tests_properties(cli_history_in_a_dotted_folder PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false")

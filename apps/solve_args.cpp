@@ -41,6 +41,9 @@ const std::string solve_usage =
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
+    "  --rhs FILE  --x0 FILE           b and the start as Matrix Market vectors (default b = A 1,\n"
+    "                                  whose solution is x = 1, from x0 = 0)\n"
+    "  --write-solution FILE           x of the solve asked for, as a Matrix Market vector\n"
     "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
     "  trellis solve --kron M.mtx L.mtx A.mtx B.mtx --tau T [--block-size B]\n"
     "  trellis solve kron-stokes:NXxNYxNZ[:s=S][:tau=T]   (generated Stokes-like b=4, Radau IIA)\n"
@@ -132,6 +135,12 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.compare = true;
     else if (k == "--history")
       a.history = value();
+    else if (k == "--rhs")
+      a.rhs = value();
+    else if (k == "--x0")
+      a.x0 = value();
+    else if (k == "--write-solution")
+      a.solution = value();
     else if (k.rfind("--", 0) == 0)
       throw InputError("unknown option '" + k + "'\n" + solve_usage);
     else if (k.size() > 1 && k[0] == '-' && !attached[i])  // -ksp_type: an option, not a problem
@@ -153,6 +162,9 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     if (!a.kron_files.empty() && std::isnan(a.tau)) throw InputError("--kron needs --tau T");
     if (a.compare) throw InputError("--compare is not available for Kronecker systems (perf_tests/kron_bench is)");
     if (form_given) throw InputError("--form is BiCGSTAB's; Kronecker systems are solved with GMRES");
+    if (!a.rhs.empty() || !a.x0.empty() || !a.solution.empty())
+      throw InputError(
+          "--rhs, --x0 and --write-solution are for matrix problems (a Kronecker system solves K U = K 1)");
     a.solver = "gmres";
     if (!a.precond_given) a.precond = "none";
   }

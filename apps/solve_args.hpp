@@ -23,6 +23,9 @@ struct SolveArgs {
   FallbackPolicy fallback = FallbackPolicy::automatic;  // Solver's: after auto only
   bool compare = false;
   std::string history;  // CSV path; the SVG plot goes beside it
+  // Matrix Market vectors (array, one column): b and x0 read, x written.
+  // Without rhs, b = A 1 (x = 1 exactly) from x0 = 0.
+  std::string rhs, x0, solution;
   bool precond_given = false;
   // Kronecker systems (seed 001): --kron M L A B, or a kron-stokes: problem.
   std::vector<std::string> kron_files;

@@ -24,6 +24,7 @@
 #include "trellis/gallery/kronecker_problems.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/io/kronecker_io.hpp"
+#include "trellis/io/matrix_market.hpp"
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
@@ -83,7 +84,19 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   Kokkos::deep_copy(ones, 1.0);
   const HostBsr blocks = p.block_matrix ? *p.block_matrix : csr_to_bsr(p.matrix, 1);
   const BsrOperator<double, Device> A(copy_to<Device>(blocks));  // checks that A is square
-  A.apply(ones, b);
+  // A vector file of n entries, to the device.
+  auto read_vector = [&](const std::string& path, const char* what, Vector into) {
+    const std::vector<double> v = io::read_matrix_market_vector(path);
+    if (v.size() != n)
+      throw InputError(std::string(what) + " '" + path + "' has " + std::to_string(v.size()) +
+                       " entries; the matrix has " + std::to_string(n) + " rows");
+    Kokkos::deep_copy(into, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), n));
+  };
+  if (a.rhs.empty())
+    A.apply(ones, b);
+  else
+    read_vector(a.rhs, "--rhs", b);
+  if (!a.x0.empty()) read_vector(a.x0, "--x0", x);
   SolverOptions o;
   o.preconditioner = spec;
   o.method = parse<KrylovMethod>(a.solver);
@@ -108,6 +121,12 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   run.solve_seconds = seconds_since(t0);
   if (o.krylov.on_iteration) std::printf("\r%60s\r", "");
   run.result = report.result;
+  if (!baseline && !a.solution.empty()) {
+    std::vector<double> hx(n);
+    Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hx.data(), n), x);
+    io::write_matrix_market_vector(a.solution, hx);
+    std::printf("solution: %s\n", a.solution.c_str());
+  }
   if (report.attempts.size() > 1 || !report.result.restarts.empty()) {
     run.setup_detail += (run.setup_detail.empty() ? "" : "\n") + std::string("attempts:\n") + report.describe();
     if (!report.preconditioner.empty() && report.preconditioner != M.name) run.label += "->" + report.preconditioner;
@@ -122,14 +141,20 @@ void print_run(const Run& r) {
   std::fflush(stdout);
 }
 
-/// The SVG plot's path beside the CSV.
+/// The SVG plot's path beside the CSV: its extension (after the last '/')
+/// replaced by .svg.
 std::string plot_path(const std::string& csv) {
-  return csv.substr(0, csv.rfind('.') == std::string::npos ? csv.size() : csv.rfind('.')) + ".svg";
+  const size_t slash = csv.rfind('/'), dot = csv.rfind('.');
+  const bool extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return csv.substr(0, extension ? dot : csv.size()) + ".svg";
 }
 
 /// Fails before any solve when the history files cannot be written (a
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
+  if (plot_path(path) == path)
+    throw InputError("--history takes the CSV's path (FILE.csv); the plot is written beside it as FILE.svg, not '" +
+                     path + "'");
   for (const std::string& p : {path, plot_path(path)}) {
     std::ofstream probe(p, std::ios::app);
     if (!probe) throw InputError("--history: cannot write '" + p + "'");
@@ -146,6 +171,8 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
       csv << r.label << "," << i << "," << r.result.history[i] << "\n";
     series.push_back({r.label, r.result.history});
   }
+  csv.flush();
+  if (!csv) throw InputError("cannot write history file '" + path + "': write failed");
   const std::string svg = plot_path(path);
   write_convergence_svg(svg, series, "relative residual");
   std::printf("history: %s, plot: %s\n", path.c_str(), svg.c_str());
@@ -240,12 +267,16 @@ int solve_command(const std::vector<std::string>& args) {
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_solve_args(args);
   if (!a.history.empty()) check_history_writable(a.history);
+  if (!a.solution.empty() && !std::ofstream(a.solution, std::ios::app))
+    throw InputError("--write-solution: cannot write '" + a.solution + "'");
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
               p.matrix.nnz(), p.block_matrix ? (", BSR b=" + std::to_string(p.block_matrix->block_size)).c_str() : "");
   std::printf("solver: %s, tolerance %.1e, backend %s\n", a.solver.c_str(), a.krylov.rel_tol,
               Kokkos::DefaultExecutionSpace::name());
+  std::printf("right-hand side: %s, start: %s\n", a.rhs.empty() ? "b = A 1 (the solution is x = 1)" : a.rhs.c_str(),
+              a.x0.empty() ? "x0 = 0" : a.x0.c_str());
   std::vector<std::string> specs{a.precond};
   if (a.compare)
     for (const char* s : {"dd", "ilu0-kk", "ilu0:levelset-csr", "ilu0:auto", "jacobi"})
