@@ -237,3 +237,11 @@ add_test(NAME cli_history_in_a_dotted_folder
          COMMAND sh -c "d=$(mktemp -d) && mkdir $d/out.d && \"$0\" solve lap2d5:8x8 --history $d/out.d/hist && test -s $d/out.d/hist && test -s $d/out.d/hist.svg; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli>)
 set_tests_properties(cli_history_in_a_dotted_folder PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false")
+# --view (the settings as run) and progress in a log (was: on a terminal only).
+add_test(NAME cli_view COMMAND trellis_cli solve lap2d5:8x8 --view)
+set_tests_properties(cli_view PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false"
+  PASS_REGULAR_EXPRESSION "settings:\n  solver +bicgstab \\(right form\\), rel_tol 1e-08.*\n  fallback +auto\n  preconditioner +dd:")
+add_test(NAME cli_progress_in_a_log COMMAND ${CMAKE_COMMAND} -E env TRELLIS_PROGRESS_SECONDS=0 OMP_PROC_BIND=false
+         $<TARGET_FILE:trellis_cli> solve lap2d5:8x8 --precond jacobi)
+set_tests_properties(cli_progress_in_a_log PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "\n  iteration +[0-9]+  relative residual [0-9.e+-]+\n")

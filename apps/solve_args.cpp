@@ -44,6 +44,8 @@ const std::string solve_usage =
     "  --rhs FILE  --x0 FILE           b and the start as Matrix Market vectors (default b = A 1,\n"
     "                                  whose solution is x = 1, from x0 = 0)\n"
     "  --write-solution FILE           x of the solve asked for, as a Matrix Market vector\n"
+    "  --view                          print the settings of the solve as run (solver, stopping,\n"
+    "                                  restarts, fallback, the preconditioner and its options)\n"
     "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
     "  trellis solve --kron M.mtx L.mtx A.mtx B.mtx --tau T [--block-size B]\n"
     "  trellis solve kron-stokes:NXxNYxNZ[:s=S][:tau=T]   (generated Stokes-like b=4, Radau IIA)\n"
@@ -133,6 +135,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.krylov.max_breakdown_restarts = whole(value(), 0, 1000, "0 to 1000");
     else if (k == "--compare")
       a.compare = true;
+    else if (k == "--view")
+      a.view = true;
     else if (k == "--history")
       a.history = value();
     else if (k == "--rhs")

@@ -22,6 +22,7 @@ struct SolveArgs {
   PreconditionerOptions options;
   FallbackPolicy fallback = FallbackPolicy::automatic;  // Solver's: after auto only
   bool compare = false;
+  bool view = false;    // print the settings of the solve as run
   std::string history;  // CSV path; the SVG plot goes beside it
   // Matrix Market vectors (array, one column): b and x0 read, x written.
   // Without rhs, b = A 1 (x = 1 exactly) from x0 = 0.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -49,16 +50,32 @@ struct Run {
   KrylovResult result;
 };
 
-/// One-line progress on a terminal, at most five updates a second.
+/// Progress during a solve: on a terminal one line rewritten at most five
+/// times a second; elsewhere (a log) a line every TRELLIS_PROGRESS_SECONDS
+/// seconds (default 5), so that a long solve shows it is alive.
 std::function<void(int, double)> progress_line() {
-  if (!isatty(fileno(stdout))) return {};
+  const bool terminal = isatty(fileno(stdout));
+  double every = terminal ? 0.2 : 5.0;
+  if (const char* e = std::getenv("TRELLIS_PROGRESS_SECONDS"); e && !terminal) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end != e && *end == '\0' && v >= 0 && std::isfinite(v)) every = v;
+  }
   auto last = std::make_shared<time_point>(now());
-  return [last](int it, double rel) {
-    if (seconds_since(*last) < 0.2) return;
+  return [last, every, terminal](int it, double rel) {
+    if (seconds_since(*last) < every) return;
     *last = now();
-    std::printf("\r  iteration %6d  relative residual %.3e ", it, rel);
+    if (terminal)
+      std::printf("\r  iteration %6d  relative residual %.3e ", it, rel);
+    else
+      std::printf("  iteration %6d  relative residual %.3e\n", it, rel);
     std::fflush(stdout);
   };
+}
+
+/// Clears the terminal's progress line after a solve.
+void end_progress_line() {
+  if (isatty(fileno(stdout))) std::printf("\r%60s\r", "");
 }
 
 KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>& A,
@@ -72,7 +89,7 @@ KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>
     r = gmres(A, M, b, x, o);
   else
     r = bicgstab(A, M, b, x, o, a.form);
-  if (o.on_iteration) std::printf("\r%60s\r", "");
+  end_progress_line();
   return r;
 }
 
@@ -113,13 +130,34 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   Run run;
   run.setup_seconds = seconds_since(t0);
   const BuiltPreconditioner& M = solver.preconditioner();
+  if (a.view && !baseline) {
+    const PreconditionerOptions& po = o.preconditioner_options;
+    std::printf(
+        "settings:\n  solver           %s%s, rel_tol %.3g, abs_tol %.3g, max %d iterations%s\n", a.solver.c_str(),
+        a.solver == "bicgstab" ? (std::string(" (") + to_string(o.form) + " form)").c_str() : "", o.krylov.rel_tol,
+        o.krylov.abs_tol, o.krylov.max_iterations,
+        a.solver == "gmres"
+            ? (", restart " + std::to_string(o.krylov.restart) + ", " + to_string(o.krylov.orthogonalization)).c_str()
+            : "");
+    if (a.solver == "bicgstab")
+      std::printf("  restarts         up to %d after a breakdown or %d iterations without progress\n",
+                  o.krylov.max_breakdown_restarts, o.krylov.stagnation_window);
+    std::printf("  fallback         %s\n  preconditioner   %s (asked: %s)\n", to_string(o.fallback), M.name.c_str(),
+                spec.c_str());
+    std::printf("  pivots           tolerance %.3g, boost %.3g\n", po.pivots.tolerance, po.pivots.boost);
+    if (M.kind == PreconditionerKind::dd)
+      std::printf("  dd               partitioner %s, subdomain rows %d%s, node size %d%s, coupling weights %s\n",
+                  to_string(po.partitioner), int(po.subdomain_rows), po.subdomain_rows ? "" : " (automatic)",
+                  int(po.node_size), po.node_size ? "" : " (detected)", po.coupling_weights ? "on" : "off");
+    if (po.grid[0] > 0) std::printf("  grid             %dx%dx%d\n", po.grid[0], po.grid[1], po.grid[2]);
+  }
   run.label = M.auto_reason.empty() ? M.name : "auto=" + M.name;
   run.setup_detail = M.setup_report;
   t0 = now();
   const SolveReport report = solver.solve(b, x);
   Kokkos::fence();
   run.solve_seconds = seconds_since(t0);
-  if (o.krylov.on_iteration) std::printf("\r%60s\r", "");
+  end_progress_line();
   run.result = report.result;
   if (!baseline && !a.solution.empty()) {
     std::vector<double> hx(n);
