@@ -38,6 +38,8 @@ const std::string solve_usage =
     "                                  only (default), after any, or never\n"
     "  --strict                        the same as --fallback strict\n"
     "  --breakdown-restarts N          BiCGSTAB restarts after a breakdown or stagnation (default 3)\n"
+    "  --stagnation-window N           BiCGSTAB: N iterations without a 10% drop is a stagnation\n"
+    "                                  (default 300; 0: never)\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
     "                                  and auto solves) and Jacobi\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
@@ -133,6 +135,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.fallback = FallbackPolicy::strict;
     else if (k == "--breakdown-restarts")
       a.krylov.max_breakdown_restarts = whole(value(), 0, 1000, "0 to 1000");
+    else if (k == "--stagnation-window")
+      a.krylov.stagnation_window = whole(value(), 0, 1e9, "0 to 10^9");
     else if (k == "--compare")
       a.compare = true;
     else if (k == "--view")

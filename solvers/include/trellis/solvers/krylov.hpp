@@ -54,7 +54,7 @@ struct KrylovOptions {
   int max_breakdown_restarts = 3;
   /// BiCGSTAB: this many iterations without the residual falling below 0.9
   /// times its best so far is a stagnation (0: never detected).
-  int stagnation_window = 150;
+  int stagnation_window = 300;
   GmresOrthogonalization orthogonalization = GmresOrthogonalization::automatic;  // GMRES only
   /// Called with (iteration, relative residual) each time the history grows
   /// (progress displays); empty by default.
