@@ -240,7 +240,10 @@ TEST(Solver, NumericTakesNewValuesForEveryPreconditioner) {
     so.preconditioner_options = po;
     so.krylov.max_iterations = 3000;
     Solver solver(p.matrix, so);
+    const std::vector<double> before(p.matrix.values.data(), p.matrix.values.data() + p.matrix.nnz());
     solver.numeric(A2);
+    EXPECT_EQ(std::vector<double>(p.matrix.values.data(), p.matrix.values.data() + p.matrix.nnz()), before)
+        << "numeric() wrote into the caller's first matrix";
     const HostVec b = multiply(A2, HostVec(r.size(), 1.0));
     Vec x("x", r.size());
     const SolveReport rep = solver.solve(test::device_vector<Device>(b), x);

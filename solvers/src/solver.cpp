@@ -177,10 +177,9 @@ SolveReport Solver::solve(const_vector_type b, vector_type x) {
     Candidate& c = s.candidates[k];
     SolveAttempt attempt;
     attempt.boosted_pivots = c.boosted;
-    if (k < s.active) {  // not tried again: a failed setup is still said
-      if (!c.built && !c.setup_error.empty()) report.attempts.push_back({c.spec, c.setup_error, {}, 0, 0, c.boosted});
-      continue;
-    }
+    // Before the active candidate: not tried again, but a failed setup is
+    // still said.
+    if (k < s.active && c.setup_error.empty()) continue;
     if (k > s.active && s.repeats(k)) continue;
     const bool was_built = bool(c.built);
     if (!s.build(k)) {
@@ -239,7 +238,7 @@ SolveReport Solver::solve(const_vector_type b, vector_type x) {
 }
 
 void Solver::numeric(const HostCsr& A) {
-  check_canonical(A, "Solver::numeric");
+  check_canonical(A, "Solver::numeric");  // once here, not again by each candidate
   const auto& blocks = s_->op.matrix();
   const HostBsr mine = csr_to_bsr(A, blocks.block_size);
   if (mine.values.extent(0) != blocks.values.extent(0))
@@ -253,7 +252,9 @@ void Solver::numeric(const BsrMatrix<double, Device>& blocks) {
   if (blocks.block_size != mine.block_size || blocks.num_block_rows != mine.num_block_rows ||
       blocks.values.extent(0) != mine.values.extent(0))
     throw StructureError("Solver::numeric: the new block matrix's shape is not the one the solver was built for");
-  numeric_candidates(bsr_to_csr(copy_to<HostDevice>(blocks)));
+  const HostCsr point = bsr_to_csr(copy_to<HostDevice>(blocks));
+  check_canonical(point, "Solver::numeric");  // once here, not again by each candidate
+  numeric_candidates(point);
   if (blocks.values.data() != mine.values.data()) Kokkos::deep_copy(mine.values, blocks.values);
 }
 
@@ -263,6 +264,7 @@ void Solver::numeric_candidates(const HostCsr& A) {
     throw StructureError("Solver::numeric: a matrix of " + std::to_string(A.num_rows) + " rows and " +
                          std::to_string(A.nnz()) + " nonzeros for one of " + std::to_string(s.A.num_rows) +
                          " rows and " + std::to_string(s.A.nnz()) + " nonzeros");
+  const TrustedInput trusted;  // the caller checked A
   for (Candidate& c : s.candidates) {
     if (!c.built) continue;
     try {
@@ -275,7 +277,7 @@ void Solver::numeric_candidates(const HostCsr& A) {
       c.setup_exception = std::current_exception();
     }
   }
-  Kokkos::deep_copy(s.A.values, A.values);
+  s.A = A;  // what later candidates are built from; the caller's first matrix is left as it was
   // The next solve starts again from the first candidate that still stands.
   for (s.active = 0; s.active + 1 < s.candidates.size() && !s.candidates[s.active].built; ++s.active) {
   }
