@@ -1,7 +1,6 @@
 #include "trellis/solvers/preconditioner_factory.hpp"
 #include "trellis/core/csr_check.hpp"
 
-#include <algorithm>
 #include <optional>
 
 #include "trellis/core/errors.hpp"
@@ -127,18 +126,8 @@ struct PreconditionerFactory {
       }
     }
     out.options_ = o;
-    if (!out.reordering_ && !out.global_ilu0_ && !out.struct_ilu_) out.pattern_ = pattern_of(A);
+    if (!out.reordering_ && !out.global_ilu0_ && !out.struct_ilu_) out.built_from_ = A;
     return out;
-  }
-
-  /// A's pattern alone (its values left empty): what numeric() compares.
-  static HostCsr pattern_of(const HostCsr& A) {
-    HostCsr p;
-    p.num_rows = A.num_rows;
-    p.num_cols = A.num_cols;
-    p.row_map = A.row_map;
-    p.entries = A.entries;
-    return p;
   }
 };
 
@@ -169,14 +158,16 @@ void BuiltPreconditioner::numeric(const HostCsr& A) {
     const GridDims& g = options_.grid;
     return struct_ilu_->numeric(DefaultDevice::execution_space(), StencilMatrix::from_csr(A, {g[0], g[1], g[2]}));
   }
-  const auto& p = pattern_;
-  const bool same = A.num_rows == p.num_rows && A.num_cols == p.num_cols && A.nnz() == p.nnz() &&
-                    std::equal(A.row_map.data(), A.row_map.data() + A.row_map.extent(0), p.row_map.data()) &&
-                    std::equal(A.entries.data(), A.entries.data() + A.entries.extent(0), p.entries.data());
-  if (!same)
-    throw StructureError("preconditioner " + name + ": numeric() got a matrix whose pattern differs from the one it " +
-                         "was built for (" + std::to_string(p.num_rows) + " rows, " + std::to_string(p.nnz()) +
-                         " nonzeros); build a new one");
+  const HostCsr& p = built_from_;
+  const std::string differs = "preconditioner " + name +
+                              ": numeric() got a matrix whose pattern differs from the one " + "it was built for (" +
+                              std::to_string(p.num_rows) + " rows, " + std::to_string(p.nnz()) + " nonzeros";
+  if (A.num_rows != p.num_rows || A.num_cols != p.num_cols || A.nnz() != p.nnz())
+    throw StructureError(differs + "; this one has " + std::to_string(A.num_rows) + " rows, " +
+                         std::to_string(A.nnz()) + " nonzeros); build a new one");
+  const ordinal_t bad =
+      detail::first_row_with_other_pattern(HostDevice::execution_space(), as_point_bsr(A), as_point_bsr(p));
+  if (bad < p.num_rows) throw StructureError(differs + "; first at row " + std::to_string(bad) + "); build a new one");
   if (kind == PreconditionerKind::none) return;
   const TrustedInput trusted;  // checked above
   BuiltPreconditioner fresh = PreconditionerFactory::build(name, A, nullptr, options_);

@@ -118,10 +118,10 @@ class BuiltPreconditioner {
   std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;  // dd
   std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;             // ilu0
   std::shared_ptr<StructIlu<double, DefaultDevice>> struct_ilu_;               // structilu
-  // What numeric() needs to build the other kinds again: the options and
-  // the pattern they were built for.
+  // What numeric() needs to build the other kinds again: the options, and
+  // the matrix they were built from (shared, not copied: its pattern).
   PreconditionerOptions options_;
-  HostCsr pattern_;
+  HostCsr built_from_;
 };
 
 /// Builds the preconditioner `spec` names for A (point CSR, host memory).
