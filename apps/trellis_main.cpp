@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Kokkos reports a failed allocation as a runtime_error naming the
     // array's label and size: say it is memory, not an internal error.
-    const bool memory = std::strstr(e.what(), "failed to allocate") || std::strstr(e.what(), "allocation failure");
+    const bool memory = trellis::is_allocation_failure(e);
     std::fprintf(stderr, "trellis %s: %s: %s\n", command.c_str(), memory ? "error: out of memory" : "internal error",
                  e.what());
     return 1;

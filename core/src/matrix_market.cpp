@@ -635,6 +635,8 @@ class HeaderWatch {
     }
     return true;
   }
+  /// The size line has been seen whole.
+  bool done() const { return done_; }
 
  private:
   std::string path_;
@@ -722,25 +724,17 @@ class FileText {
 
 // Lines up to and including the size line (a header read need not load the
 // file), as next(line, max) gives them (it fills `line` with one line,
-// newline included, at most max bytes of it; false at the end). A first
-// line longer than kHeaderLineLimit is cut there (the parser names it); a
-// longer comment line, or more than kHeaderLimit bytes of header, is an error.
+// newline included, at most max bytes of it; false at the end), under
+// HeaderWatch's limits.
 template <class NextLine>
 std::string header_lines(const std::string& path, NextLine&& next) {
   std::string text, line;
-  for (long number = 1;; ++number) {
+  HeaderWatch watch(path);
+  while (!watch.done()) {
     line.clear();
     if (!next(line, kHeaderLineLimit + 1)) break;
-    if (line.size() > kHeaderLineLimit) {
-      if (number > 1) throw MatrixMarketError(path, number, "a header line longer than 1 MB");
-      text += line.substr(0, kHeaderLineLimit);
-      break;
-    }
     text += line;
-    if (text.size() > kHeaderLimit)
-      throw MatrixMarketError(path, number, "more than 64 MB of banner and comments before the size line");
-    const Line ln{line.data(), line.data() + line.size() - (line.back() == '\n' ? 1 : 0), number};
-    if (number > 1 && !is_blank_or_comment(ln)) break;  // the size line
+    if (!watch.more(text.data(), text.size())) break;  // the first line fails: the parser names it
   }
   return text;
 }
@@ -826,22 +820,16 @@ inline char* put_real(char* p, char* end, double v) {
 namespace {
 
 /// read() with an allocation failure while reading `path` named as such: the
-/// file in the message (std::bad_alloc, or Kokkos's failed allocation).
+/// file in the message (is_allocation_failure).
 template <class Read>
 auto reading(const std::string& path, Read&& read) {
-  const auto out_of_memory = [&](const std::string& what) {
-    return MatrixMarketError(path, 0, "out of memory while reading the file (" + what + ")");
-  };
   try {
     return read();
-  } catch (const std::bad_alloc& e) {
-    throw out_of_memory(e.what());
   } catch (const Error&) {
     throw;
-  } catch (const std::runtime_error& e) {
-    if (std::strstr(e.what(), "failed to allocate") || std::strstr(e.what(), "allocation failure"))
-      throw out_of_memory(e.what());
-    throw;
+  } catch (const std::exception& e) {
+    if (!is_allocation_failure(e)) throw;
+    throw MatrixMarketError(path, 0, std::string("out of memory while reading the file (") + e.what() + ")");
   }
 }
 

@@ -2,6 +2,7 @@
 // Typed errors. Every message names the input it is about (file, line, row,
 // value) so that a user can find the problem without a debugger.
 #include <cstdio>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -62,5 +63,13 @@ class PivotError : public Error {
   long row_;
   double value_;
 };
+
+/// Whether an exception says an allocation failed: std::bad_alloc, or the
+/// runtime_error Kokkos throws naming the array's label and size.
+inline bool is_allocation_failure(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return true;
+  const std::string what = e.what();
+  return what.find("failed to allocate") != std::string::npos || what.find("allocation failure") != std::string::npos;
+}
 
 }  // namespace trellis
