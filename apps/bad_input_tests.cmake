@@ -245,3 +245,4 @@ add_test(NAME cli_progress_in_a_log COMMAND ${CMAKE_COMMAND} -E env TRELLIS_PROG
          $<TARGET_FILE:trellis_cli> solve lap2d5:8x8 --precond jacobi)
 set_tests_properties(cli_progress_in_a_log PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "\n  iteration +[0-9]+  relative residual [0-9.e+-]+\n")
+trellis_bad_input_cli(flag_with_value 1 "trellis solve: error: --view takes no value \\(got 'yes'\\)" solve lap2d5:8x8 --view=yes)

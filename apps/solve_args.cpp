@@ -78,6 +78,11 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       if (i + 1 >= args.size()) throw InputError("missing value after " + k);
       return args[++i];
     };
+    // An option without a value: --view=yes is an error, not a problem 'yes'.
+    auto flag = [&] {
+      if (i + 1 < args.size() && attached[i + 1]) throw InputError(k + " takes no value (got '" + args[i + 1] + "')");
+      return true;
+    };
     // A finite number within [lo, hi], named in the error otherwise.
     auto number = [&](const std::string& v, double lo, double hi, const char* range) {
       // strtod, not stod: a subnormal (1e-310) is a number, out of range
@@ -132,15 +137,15 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     else if (k == "--fallback")
       a.fallback = parse<FallbackPolicy>(value());
     else if (k == "--strict")
-      a.fallback = FallbackPolicy::strict;
+      a.fallback = flag() ? FallbackPolicy::strict : a.fallback;
     else if (k == "--breakdown-restarts")
       a.krylov.max_breakdown_restarts = whole(value(), 0, 1000, "0 to 1000");
     else if (k == "--stagnation-window")
       a.krylov.stagnation_window = whole(value(), 0, 1e9, "0 to 10^9");
     else if (k == "--compare")
-      a.compare = true;
+      a.compare = flag();
     else if (k == "--view")
-      a.view = true;
+      a.view = flag();
     else if (k == "--history")
       a.history = value();
     else if (k == "--rhs")
@@ -151,7 +156,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.solution = value();
     else if (k.rfind("--", 0) == 0)
       throw InputError("unknown option '" + k + "'\n" + solve_usage);
-    else if (k.size() > 1 && k[0] == '-' && !attached[i])  // -ksp_type: an option, not a problem
+    else if (k.size() > 1 && k[0] == '-')  // -ksp_type: an option, not a problem
       throw InputError("unknown option '" + k + "' (options start with --)\n" + solve_usage);
     else if (!have_problem)
       a.problem = k, have_problem = true;

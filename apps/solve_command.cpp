@@ -93,6 +93,28 @@ KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>
   return r;
 }
 
+/// --view: the settings of the solve as run.
+void print_settings(const SolveArgs& a, const SolverOptions& o, const BuiltPreconditioner& M, const std::string& spec) {
+  const PreconditionerOptions& po = o.preconditioner_options;
+  const std::string form = a.solver == "bicgstab" ? std::string(" (") + to_string(o.form) + " form)" : "";
+  const std::string cycle = a.solver == "gmres" ? ", restart " + std::to_string(o.krylov.restart) + ", " +
+                                                      to_string(o.krylov.orthogonalization)
+                                                : "";
+  std::printf("settings:\n  solver           %s%s, rel_tol %.3g, abs_tol %.3g, max %d iterations%s\n", a.solver.c_str(),
+              form.c_str(), o.krylov.rel_tol, o.krylov.abs_tol, o.krylov.max_iterations, cycle.c_str());
+  if (a.solver == "bicgstab")
+    std::printf("  restarts         up to %d after a breakdown or %d iterations without progress\n",
+                o.krylov.max_breakdown_restarts, o.krylov.stagnation_window);
+  std::printf("  fallback         %s\n  preconditioner   %s (asked: %s)\n", to_string(o.fallback), M.name.c_str(),
+              spec.c_str());
+  std::printf("  pivots           tolerance %.3g, boost %.3g\n", po.pivots.tolerance, po.pivots.boost);
+  if (M.kind == PreconditionerKind::dd)
+    std::printf("  dd               partitioner %s, subdomain rows %d%s, node size %d%s, coupling weights %s\n",
+                to_string(po.partitioner), int(po.subdomain_rows), po.subdomain_rows ? "" : " (automatic)",
+                int(po.node_size), po.node_size ? "" : " (detected)", po.coupling_weights ? "on" : "off");
+  if (po.grid[0] > 0) std::printf("  grid             %dx%dx%d\n", po.grid[0], po.grid[1], po.grid[2]);
+}
+
 /// Solves A x = A 1 from x = 0 with the preconditioner named by spec,
 /// through the Solver (the fallback as --fallback says; baselines strict).
 Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveArgs& a, bool baseline) {
@@ -130,27 +152,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   Run run;
   run.setup_seconds = seconds_since(t0);
   const BuiltPreconditioner& M = solver.preconditioner();
-  if (a.view && !baseline) {
-    const PreconditionerOptions& po = o.preconditioner_options;
-    std::printf(
-        "settings:\n  solver           %s%s, rel_tol %.3g, abs_tol %.3g, max %d iterations%s\n", a.solver.c_str(),
-        a.solver == "bicgstab" ? (std::string(" (") + to_string(o.form) + " form)").c_str() : "", o.krylov.rel_tol,
-        o.krylov.abs_tol, o.krylov.max_iterations,
-        a.solver == "gmres"
-            ? (", restart " + std::to_string(o.krylov.restart) + ", " + to_string(o.krylov.orthogonalization)).c_str()
-            : "");
-    if (a.solver == "bicgstab")
-      std::printf("  restarts         up to %d after a breakdown or %d iterations without progress\n",
-                  o.krylov.max_breakdown_restarts, o.krylov.stagnation_window);
-    std::printf("  fallback         %s\n  preconditioner   %s (asked: %s)\n", to_string(o.fallback), M.name.c_str(),
-                spec.c_str());
-    std::printf("  pivots           tolerance %.3g, boost %.3g\n", po.pivots.tolerance, po.pivots.boost);
-    if (M.kind == PreconditionerKind::dd)
-      std::printf("  dd               partitioner %s, subdomain rows %d%s, node size %d%s, coupling weights %s\n",
-                  to_string(po.partitioner), int(po.subdomain_rows), po.subdomain_rows ? "" : " (automatic)",
-                  int(po.node_size), po.node_size ? "" : " (detected)", po.coupling_weights ? "on" : "off");
-    if (po.grid[0] > 0) std::printf("  grid             %dx%dx%d\n", po.grid[0], po.grid[1], po.grid[2]);
-  }
+  if (a.view && !baseline) print_settings(a, o, M, spec);
   run.label = M.auto_reason.empty() ? M.name : "auto=" + M.name;
   run.setup_detail = M.setup_report;
   t0 = now();
