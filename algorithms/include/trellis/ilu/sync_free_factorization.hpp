@@ -1,8 +1,9 @@
 #pragma once
 // The ILU0 / ILDU0 factorization of a whole matrix in one launch, without a
-// barrier between levels: a row starts as soon as the rows k of its L are
-// factored, not when their whole level is. The slowest row of a level then
-// holds up only the rows that depend on it. Same row update (factor_row /
+// barrier between levels: each step k of a row's update waits only for row
+// k (staged rows; the others for all their rows k at the start), not for
+// k's whole level. The slowest row of a level then holds up only the steps
+// that need it, and a row's early steps overlap the rows of its last ones. Same row update (factor_row /
 // factor_row_staged) and same operand values as factor_by_levels, so the
 // factors are the same bit for bit.
 //
@@ -73,15 +74,16 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
       space, state.ticket, f.num_rows, "trellis::ilu::factor_sync_free", lanes,
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t i = level_rows(t);
-        const offset_t l0 = fc.L_map(i), l1 = fc.L_map(i + 1);
-        trellis::detail::wait_until_ready(
-            m, l0, l1, [&](offset_t q) { return Kokkos::volatile_load(&done(fc.L_col(q))) == epoch; });
-        Kokkos::memory_fence();  // acquire, on every lane: the rows k's values follow their flags
-        if (staged)
+        auto factored = [&](ordinal_t k) { return Kokkos::volatile_load(&done(k)) == epoch; };
+        if (staged) {
           detail::factor_row_staged<B>(m, lanes, fc, diag, i, tol, boost, status,
-                                       detail::StagedRow<Scalar, exec>(m, B * B, plan.extent));
-        else
+                                       detail::StagedRow<Scalar, exec>(m, B * B, plan.extent), factored);
+        } else {
+          const offset_t l0 = fc.L_map(i), l1 = fc.L_map(i + 1);
+          trellis::detail::wait_until_ready(m, l0, l1, [&](offset_t q) { return factored(fc.L_col(q)); });
+          Kokkos::memory_fence();  // acquire, on every lane: the rows k's values follow their flags
           detail::factor_row<B>(m, lanes, fc, diag, i, tol, boost, status);
+        }
         // Release: every lane's writes of row i before the flag. The
         // reduction brings the lanes together after their fences.
         int fenced = 0;

@@ -2,13 +2,15 @@
 // The IKJ row update of factor_row with the row staged in thread scratch.
 // A step k of factor_row waits in turn on global loads: k's inverse
 // diagonal, row k's U extent, a binary search in row k's U columns, the U
-// value. Here row i's columns and values, and every step's inverse
-// diagonal block and U extent, are loaded first, all at once (the k come
-// from row i's own columns, not from the arithmetic); the steps then run
-// from scratch, each lane reading its entries of row k's U a few steps
-// ahead, and finding their places in row i by a binary search in scratch.
-// The arithmetic is factor_row's, in the same order: the results are the same.
+// value. Here row i's columns and values and every step's U extent are
+// loaded first, all at once (the k come from row i's own columns, not from
+// the arithmetic), and the inverse diagonals of each run of steps whose
+// rows k are final; the steps then run from scratch, each lane reading its
+// entries of row k's U a few steps ahead, and finding their places in row
+// i by a binary search in scratch. The arithmetic is factor_row's, in the
+// same order: the results are the same.
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #include "trellis/core/types.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
@@ -35,18 +37,51 @@ KOKKOS_INLINE_FUNCTION int staged_lanes(int V) {
 #endif
 }
 
+/// On GPUs: this team thread's lanes within its warp (mask) and the first
+/// lane's place in the warp (shift). Kokkos puts a thread's vector lanes in
+/// threadIdx.x, so blockDim.x lanes are consecutive threads of one warp.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+KOKKOS_INLINE_FUNCTION int lane_shift() { return int(threadIdx.y % (warpSize / blockDim.x)) * int(blockDim.x); }
+#endif
+#if defined(__CUDA_ARCH__)
+KOKKOS_INLINE_FUNCTION unsigned lane_mask() {
+  return blockDim.x == 32 ? 0xffffffffu : ((1u << blockDim.x) - 1) << lane_shift();
+}
+#endif
+
 /// Orders the scratch writes of one team thread's lanes before their next
 /// reads (a warp sync with the team thread's lanes as mask on CUDA; one
 /// wavefront runs in lock step on HIP, where the fence keeps the order).
 KOKKOS_INLINE_FUNCTION void sync_lanes() {
 #if defined(__CUDA_ARCH__)
-  const unsigned mask =
-      blockDim.x == 32 ? 0xffffffffu : ((1u << blockDim.x) - 1) << ((threadIdx.y % (32 / blockDim.x)) * blockDim.x);
-  __syncwarp(mask);
+  __syncwarp(lane_mask());
 #elif defined(__HIP_DEVICE_COMPILE__)
   __threadfence_block();
 #endif
 }
+
+/// How many of this team thread's first lanes, from lane 0 on, have `ok`
+/// (W lanes; on host backends W is 1). Every lane gets the same answer.
+KOKKOS_INLINE_FUNCTION int leading_lanes(bool ok, int W) {
+#if defined(__CUDA_ARCH__)
+  const unsigned bits = __ballot_sync(lane_mask(), ok) >> lane_shift();
+  const unsigned missing = ~bits & (W == 32 ? 0xffffffffu : (1u << W) - 1);
+  return missing ? __ffs(missing) - 1 : W;
+#elif defined(__HIP_DEVICE_COMPILE__)
+  const unsigned long long bits = __ballot(ok) >> lane_shift();
+  const unsigned long long missing = ~bits & (W == 64 ? ~0ull : (1ull << W) - 1);
+  return missing ? __ffsll(missing) - 1 : W;
+#else
+  (void)W;
+  return ok ? 1 : 0;
+#endif
+}
+
+/// The rows k of a row's L steps, factored or not: every one is, where the
+/// rows are updated a level at a time.
+struct AllStepsReady {
+  KOKKOS_INLINE_FUNCTION bool operator()(ordinal_t) const { return true; }
+};
 
 /// One team thread's staging area: row i's columns and blocks, and per L
 /// step k's inverse diagonal block and U extent [kbeg, kend).
@@ -72,18 +107,50 @@ struct StagedRow {
         kend(m.thread_scratch(0), e.steps) {}
 };
 
+/// The end r of the steps [q, r) of a row (nl of them, their rows k in
+/// s.col) whose rows are factored, ready(k); waits until step q's is, so
+/// r > q. On GPUs the W lanes look at W steps at once, and all wait
+/// together on step q's row (held by another vector group: never lanes on
+/// lanes of their own group). Callers fence before reading row k's values.
+template <class Stage, class Ready>
+KOKKOS_INLINE_FUNCTION offset_t ready_steps(const Stage& s, offset_t q, offset_t nl, int lane, int W,
+                                            const Ready& ready) {
+  if constexpr (std::is_same<Ready, AllStepsReady>::value) {
+    return nl;
+  } else {
+    for (;;) {
+      const offset_t p = q + lane;
+      const int n = leading_lanes(p >= nl || ready(s.col(p)), W);
+      if (n > 0) {
+        offset_t r = q + n;
+        if (W == 1)  // host: look on along the row, one step after another
+          while (r < nl && ready(s.col(r))) ++r;
+        return r < nl ? r : nl;
+      }
+    }
+  }
+}
+
 /// factor_row's update of block row i, staged in `s` (its extent covers row
 /// i); V vector lanes of team member m. Records the pivot in `status`.
-template <int B, class Member, class F, class Diag, class Status, class Stage>
+/// ready(k): whether row k's factors are final. Each step waits only for
+/// its own row k, so a row's early steps run while the rows of its last
+/// steps are still being factored (the sync-free schedule); level-by-level
+/// callers pass AllStepsReady.
+template <int B, class Member, class F, class Diag, class Status, class Stage, class Ready = AllStepsReady>
 KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f, const Diag& diag, ordinal_t i,
-                                              double tol, double boost, const Status& status, const Stage& s) {
+                                              double tol, double boost, const Status& status, const Stage& s,
+                                              const Ready& ready = Ready()) {
   using Scalar = typename Diag::non_const_value_type;
   constexpr int BB = B * B;
   constexpr int ahead = 4;  // steps of row k's U in flight per lane
+  constexpr bool waits = !std::is_same<Ready, AllStepsReady>::value;
   const offset_t l0 = f.L_map(i), nl = f.L_map(i + 1) - l0;
   const offset_t u0 = f.U_map(i), nu = f.U_map(i + 1) - u0;
   const offset_t len = nl + 1 + nu;
 
+  // Row i and its steps' U extents (the pattern); the rows k's inverse
+  // diagonals are loaded once they are final.
   Scalar scale = 0;
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(m, len),
@@ -94,7 +161,6 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
           s.col(p) = k;
           s.kbeg(p) = f.U_map(k);
           s.kend(p) = f.U_map(k + 1);
-          for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(k * BB + t);
           blk = &f.L_val((l0 + p) * BB);
         } else if (p == nl) {
           s.col(p) = i;
@@ -114,51 +180,59 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
   const int W = staged_lanes(V);
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, W), [&](int lane) {
     sync_lanes();  // the staged row, seen by every lane
-    // This lane's entry of row k's U for the next `ahead` steps: column
-    // (-1: none) and value (B = 1; larger blocks are read when used). The
-    // step loop is unrolled by `ahead` so that step q reads slot q % ahead
-    // and refills it for step q + ahead: no register moves, which would wait
-    // on loads still in flight.
-    ordinal_t ring_j[ahead];
-    Scalar ring_u[ahead];
-    // Both loads are issued on the same condition, never one on the other's
-    // result: a value load guarded by its column (j >= 0) waited for that
-    // column's load there and then, in the step that issued it.
-    auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
-      const offset_t t = q < nl ? s.kbeg(q) + lane : 0;
-      const bool held = q < nl && t < s.kend(q);
-      j = held ? f.U_col(t) : -1;
-      u = B == 1 && held ? f.U_val(t) : Scalar(0);
-    };
+    // The steps run in ranges [qa, qb) whose rows k are all factored.
+    for (offset_t qa = 0, qb = 0; qa < nl; qa = qb) {
+      qb = ready_steps(s, qa, nl, lane, W, ready);
+      if (waits) Kokkos::memory_fence();  // acquire: the rows k's values follow their flags
+      for (offset_t p = qa + lane; p < qb; p += W)
+        for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
+      sync_lanes();
+      // This lane's entry of row k's U for the next `ahead` steps: column
+      // (-1: none) and value (B = 1; larger blocks are read when used). The
+      // step loop is unrolled by `ahead` so that step q reads slot
+      // (q - qa) % ahead and refills it for step q + ahead: no register
+      // moves, which would wait on loads still in flight.
+      ordinal_t ring_j[ahead];
+      Scalar ring_u[ahead];
+      // Both loads are issued on the same condition, never one on the
+      // other's result: a value load guarded by its column (j >= 0) waited
+      // for that column's load there and then, in the step that issued it.
+      auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
+        const offset_t t = q < qb ? s.kbeg(q) + lane : 0;
+        const bool held = q < qb && t < s.kend(q);
+        j = held ? f.U_col(t) : -1;
+        u = B == 1 && held ? f.U_val(t) : Scalar(0);
+      };
 #pragma unroll
-    for (int d = 0; d < ahead; ++d) fetch(d, ring_j[d], ring_u[d]);
+      for (int d = 0; d < ahead; ++d) fetch(qa + d, ring_j[d], ring_u[d]);
 
-    for (offset_t q0 = 0; q0 < nl; q0 += ahead) {
+      for (offset_t q0 = qa; q0 < qb; q0 += ahead) {
 #pragma unroll
-      for (int d = 0; d < ahead; ++d) {
-        const offset_t q = q0 + d;
-        if (q >= nl) break;  // the same for every lane of the row
-        Scalar l[BB];
-        block_matmul<B>(&s.val(q * BB), &s.kinv(q * BB), l);
-        // A_ij -= L_ik U_kj where row i holds column j (after position q).
-        auto update = [&](ordinal_t j, offset_t t, Scalar u) {
-          offset_t lo = q + 1, hi = len;
-          while (lo < hi) {
-            const offset_t mid = (lo + hi) / 2;
-            if (s.col(mid) < j)
-              lo = mid + 1;
-            else
-              hi = mid;
-          }
-          if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
-        };
-        const offset_t t0 = s.kbeg(q) + lane;
-        if (ring_j[d] >= 0) update(ring_j[d], t0, ring_u[d]);
-        for (offset_t t = t0 + W; t < s.kend(q); t += W) update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
-        if (lane == 0)
-          for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
-        fetch(q + ahead, ring_j[d], ring_u[d]);
-        sync_lanes();  // step q's updates before step q + 1 reads its L_ik
+        for (int d = 0; d < ahead; ++d) {
+          const offset_t q = q0 + d;
+          if (q >= qb) break;  // the same for every lane of the row
+          Scalar l[BB];
+          block_matmul<B>(&s.val(q * BB), &s.kinv(q * BB), l);
+          // A_ij -= L_ik U_kj where row i holds column j (after position q).
+          auto update = [&](ordinal_t j, offset_t t, Scalar u) {
+            offset_t lo = q + 1, hi = len;
+            while (lo < hi) {
+              const offset_t mid = (lo + hi) / 2;
+              if (s.col(mid) < j)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
+          };
+          const offset_t t0 = s.kbeg(q) + lane;
+          if (ring_j[d] >= 0) update(ring_j[d], t0, ring_u[d]);
+          for (offset_t t = t0 + W; t < s.kend(q); t += W) update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
+          if (lane == 0)
+            for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
+          fetch(q + ahead, ring_j[d], ring_u[d]);
+          sync_lanes();  // step q's updates before step q + 1 reads its L_ik
+        }
       }
     }
     if (lane == 0) {
