@@ -156,6 +156,17 @@ TYPED_TEST(Refactorization, AnotherPatternIsNamedAndChangesNothing) {
   moved.entries(q) = 37 - 11;
   EXPECT_HAS(test::error_of<StructureError>([&] { dd.numeric(moved); }), "block row 37 has another pattern");
   EXPECT_HAS(test::error_of<StructureError>([&] { ilu.numeric(moved); }), "row 37 has another pattern");
+  // Same entry count, one entry moved from the end of row 20 to row 21:
+  // every position from row 20's end on holds another column.
+  std::vector<ordinal_t> rows, cols;
+  std::vector<double> vals;
+  for (ordinal_t i = 0; i < A0.num_rows; ++i)
+    for (offset_t p = A0.row_map(i); p < A0.row_map(i + 1); ++p)
+      if (!(i == 20 && p + 1 == A0.row_map(21))) rows.push_back(i), cols.push_back(A0.entries(p)), vals.push_back(1.0);
+  rows.push_back(21), cols.push_back(30), vals.push_back(1.0);
+  const HostCsr shifted = csr_from_triplets(A0.num_rows, A0.num_cols, rows, cols, vals);
+  ASSERT_EQ(shifted.nnz(), A0.nnz());
+  EXPECT_HAS(test::error_of<StructureError>([&] { ilu.numeric(shifted); }), "row 20 has another pattern");
   // Another size.
   const HostCsr bigger = gallery::laplace2d_5pt(12, 11);
   EXPECT_HAS(test::error_of<StructureError>([&] { dd.numeric(bigger); }), "a new pattern needs a new setup");

@@ -31,6 +31,11 @@ struct FactorizationOutcome {
   bool staged_rows = false;       // rows updated from scratch (factor_row_staged)
 };
 
+/// What a factorization leaves besides L, D^{-1} and U' = D^{-1} U: the
+/// ILDU0 form's D and L D as well (the DD solves use them), or nothing more
+/// (a global ILU0 applied as U'^{-1} D^{-1} L^{-1}).
+enum class FactorOutputs { ildu, unit_lu };
+
 namespace detail {
 
 /// Vector lanes per row of the row update on this backend: host backends 1;
@@ -198,6 +203,27 @@ FactorizationOutcome read_pivot_status(const typename Device::execution_space& s
   return out;
 }
 
+/// U' = D^{-1} U alone (FactorOutputs::unit_lu): one pass over U.
+template <int B, class Scalar, class Device>
+void scale_upper(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f) {
+  constexpr int BB = B * B;
+  const BlockFactors<Scalar, Device> fc = f;
+  Kokkos::parallel_for(
+      "trellis::ilu::scale_upper", trellis::RangePolicy<typename Device::execution_space>(space, 0, f.num_rows),
+      KOKKOS_LAMBDA(ordinal_t i) {
+        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
+          Scalar u[BB];
+          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
+          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
+        }
+      });
+}
+
+/// After a factorization without a failed pivot: the outputs asked for.
+template <int B, class Scalar, class Device>
+void finish_factors(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
+                    Kokkos::View<Scalar*, Device> diag, FactorOutputs outputs);
+
 /// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
 /// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
 template <int B, class Scalar, class Device>
@@ -221,6 +247,15 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
       });
 }
 
+template <int B, class Scalar, class Device>
+void finish_factors(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
+                    Kokkos::View<Scalar*, Device> diag, FactorOutputs outputs) {
+  if (outputs == FactorOutputs::ildu)
+    ildu_postprocess<B>(space, f, diag);
+  else
+    scale_upper<B>(space, f);
+}
+
 }  // namespace detail
 
 /// Factors in place, as factor_subdomains in dd/ but without subdomains: one
@@ -229,14 +264,15 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
 /// baseline of the global ILU0's sync-free schedule (factor_sync_free: the
 /// same factors bit for bit; refactor_bench times both). On entry L_val / U_val hold A's strict lower /
 /// upper blocks and diag its diagonal blocks; on exit L_val holds L, U_val U' = D^{-1} U, inv_diag D^{-1} and LD_val L
-/// D (unless a pivot failed: see the outcome). level_rows / level_ptr_host as in LevelSets; status from
-/// make_pivot_status, extent from row_extent.
+/// D (unless a pivot failed: see the outcome; with FactorOutputs::unit_lu, diag holds the pivots and LD_val is
+/// left alone). level_rows / level_ptr_host as in LevelSets; status from make_pivot_status, extent from row_extent.
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_by_levels(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
                                       detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
                                       Kokkos::View<const ordinal_t*, Device> level_rows,
                                       Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr_host,
-                                      Kokkos::View<ordinal_t*, Device> status) {
+                                      Kokkos::View<ordinal_t*, Device> status,
+                                      FactorOutputs outputs = FactorOutputs::ildu) {
   using exec = typename Device::execution_space;
   using policy = trellis::TeamPolicy<exec>;
   detail::reset_pivot_status(space, status, f.num_rows);
@@ -264,7 +300,7 @@ FactorizationOutcome factor_by_levels(const typename Device::execution_space& sp
   }
   FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
   out.staged_rows = staged;
-  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::finish_factors<B>(space, f, diag, outputs);
   return out;
 }
 

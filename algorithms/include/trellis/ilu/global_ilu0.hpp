@@ -63,20 +63,35 @@ CsrMatrix<Scalar, Device> with_diagonal(const typename Device::execution_space& 
 }
 
 /// The first row whose pattern (entry count or columns) differs between A
-/// and P (same sizes), or P's row count if none.
+/// and P (same sizes), or P's row count if none. Row extents and columns
+/// are compared position by position (coalesced): where the extents first
+/// differ, at row r's end, the columns' mismatches further on belong to
+/// rows from r on, so the first bad row is still r's or an earlier one.
 template <class Scalar, class Device>
 ordinal_t first_row_with_other_pattern(const typename Device::execution_space& space,
                                        const BsrMatrix<Scalar, Device>& A, const BsrMatrix<Scalar, Device>& P) {
   const auto a_map = A.row_map, p_map = P.row_map;
   const auto a_ent = A.entries, p_ent = P.entries;
   const ordinal_t n = P.num_block_rows;
+  const offset_t nnz = offset_t(P.entries.extent(0));
   ordinal_t first = n;
   Kokkos::parallel_reduce(
-      "trellis::ilu0::numeric_pattern", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
-      KOKKOS_LAMBDA(ordinal_t i, ordinal_t & bad) {
-        bool same = a_map(i) == p_map(i) && a_map(i + 1) == p_map(i + 1);
-        for (offset_t q = p_map(i); same && q < p_map(i + 1); ++q) same = a_ent(q) == p_ent(q);
-        if (!same && i < bad) bad = i;
+      "trellis::ilu0::numeric_pattern",
+      trellis::RangePolicy<typename Device::execution_space>(space, 0, nnz > offset_t(n) ? nnz : offset_t(n)),
+      KOKKOS_LAMBDA(offset_t t, ordinal_t & bad) {
+        if (t < offset_t(n) && (a_map(t + 1) != p_map(t + 1) || (t == 0 && a_map(0) != p_map(0))) && ordinal_t(t) < bad)
+          bad = ordinal_t(t);
+        if (t < nnz && a_ent(t) != p_ent(t)) {
+          ordinal_t lo = 0, hi = n - 1;  // the row of position t in P: the last r with p_map(r) <= t
+          while (lo < hi) {
+            const ordinal_t mid = (lo + hi + 1) / 2;
+            if (p_map(mid) <= t)
+              lo = mid;
+            else
+              hi = mid - 1;
+          }
+          if (lo < bad) bad = lo;
+        }
       },
       Kokkos::Min<ordinal_t>(first));
   return first;
@@ -256,9 +271,10 @@ void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& spac
   const auto out = trellis::detail::is_host_space<execution_space>()
                        ? ilu::factor_by_levels<1>(
                              space, factors_, row_extent_, diag_, pivots_, level_rows,
-                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_)
+                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_,
+                             ilu::FactorOutputs::unit_lu)
                        : ilu::factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows, sync_free_,
-                                                  pivot_status_);
+                                                  pivot_status_, ilu::FactorOutputs::unit_lu);
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
   staged_rows_ = out.staged_rows;

@@ -38,14 +38,15 @@ struct SyncFreeState {
 };
 
 /// Factors in place as factor_by_levels (same entry and exit contents, same
-/// outcome), in one launch. level_rows: the rows in level order of the
+/// outcome, same outputs), in one launch. level_rows: the rows in level order of the
 /// lower triangle (LevelSets::level_rows); status from make_pivot_status,
 /// extent from row_extent, state sized for f's rows.
 template <int B, class Scalar, class Device>
 FactorizationOutcome factor_sync_free(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
                                       detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
                                       Kokkos::View<const ordinal_t*, Device> level_rows, SyncFreeState<Device>& state,
-                                      Kokkos::View<ordinal_t*, Device> status) {
+                                      Kokkos::View<ordinal_t*, Device> status,
+                                      FactorOutputs outputs = FactorOutputs::ildu) {
   using exec = typename Device::execution_space;
   using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (state.done.extent(0) != size_t(f.num_rows))
@@ -99,7 +100,7 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
       0, team_rows, plan.bytes);
   FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
   out.staged_rows = staged;
-  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::ildu_postprocess<B>(space, f, diag);
+  if (out.tiny_row < 0 && out.non_finite_row < 0) detail::finish_factors<B>(space, f, diag, outputs);
   return out;
 }
 

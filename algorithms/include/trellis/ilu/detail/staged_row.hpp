@@ -184,9 +184,6 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
     for (offset_t qa = 0, qb = 0; qa < nl; qa = qb) {
       qb = ready_steps(s, qa, nl, lane, W, ready);
       if (waits) Kokkos::memory_fence();  // acquire: the rows k's values follow their flags
-      for (offset_t p = qa + lane; p < qb; p += W)
-        for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
-      sync_lanes();
       // This lane's entry of row k's U for the next `ahead` steps: column
       // (-1: none) and value (B = 1; larger blocks are read when used). The
       // step loop is unrolled by `ahead` so that step q reads slot
@@ -205,6 +202,10 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       };
 #pragma unroll
       for (int d = 0; d < ahead; ++d) fetch(qa + d, ring_j[d], ring_u[d]);
+      // The inverse diagonals after the ring's loads, which are then in flight with them.
+      for (offset_t p = qa + lane; p < qb; p += W)
+        for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
+      sync_lanes();
 
       for (offset_t q0 = qa; q0 < qb; q0 += ahead) {
 #pragma unroll

@@ -48,6 +48,7 @@ struct TriangularFactor {
   TriangleColumns<Scalar, Device> columns;  // the same by columns (has_csc)
   TriangleRows<Scalar, Device> other;       // opposite strict triangle (has_other: Gauss-Seidel)
   Kokkos::View<Scalar*, Device> inv_diag;   // 1/d, as the solves use it
+  bool inv_diag_unit = false;                // inv_diag holds ones (a unit diagonal, filled once)
 
   // Where each value comes from in T (diag_source -1: none stored).
   Kokkos::View<offset_t*, Device> row_source;
@@ -261,9 +262,11 @@ void load_factor_values(const typename Device::execution_space& space, Triangula
   const bool unit = f.unit_diagonal && !diagonal.data();
   const bool separate = diagonal.data() != nullptr;
   if (unit) {  // nothing to check: no reduction, no wait for the host
-    Kokkos::deep_copy(space, inv_diag, Scalar(1));
+    if (!f.inv_diag_unit) Kokkos::deep_copy(space, inv_diag, Scalar(1));
+    f.inv_diag_unit = true;
     return;
   }
+  f.inv_diag_unit = false;
   ordinal_t bad = f.n;
   Kokkos::parallel_reduce(
       "trellis::trsv::pivots", policy(space, 0, f.n),
