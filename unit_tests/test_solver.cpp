@@ -167,6 +167,21 @@ TEST(Solver, AutoTakesIlu0ForStoredZeroDiagonals) {
   EXPECT_EQ(choice.kind, PreconditionerKind::ilu0);
   EXPECT_EQ(choice.zero_diagonals, 48 * 48);
   EXPECT_NE(choice.reason.find("zero diagonal"), std::string::npos) << choice.reason;
+  // Counted on the device from the blocks, as Solver does: the same count
+  // for point rows, and each point of a b = 2 block's diagonal counted.
+  const auto blocks = copy_to<DefaultDevice>(csr_to_bsr(A, 1));
+  EXPECT_EQ(count_zero_diagonals(blocks), 48 * 48);
+  const PreconditionerChoice on_device = choose_preconditioner(A, blocks, {});
+  EXPECT_EQ(on_device.kind, choice.kind);
+  EXPECT_EQ(on_device.reason, choice.reason);
+  HostCsr pairs = gallery::laplace2d_5pt(6, 6);  // 36 rows: 18 blocks of 2
+  for (ordinal_t i : {3, 4, 17})
+    for (offset_t q = pairs.row_map(i); q < pairs.row_map(i + 1); ++q)
+      if (pairs.entries(q) == i) pairs.values(q) = 0;
+  EXPECT_EQ(count_zero_diagonals(pairs), 3);
+  EXPECT_EQ(count_zero_diagonals(copy_to<DefaultDevice>(csr_to_bsr(pairs, 2))), 3);
+  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(pairs, blocks, {}); }),
+             "the block matrix has");
   PreconditionerOptions o;
   o.subdomain_rows = 512;
   EXPECT_THROW(make_preconditioner("dd", A, o), PivotError);

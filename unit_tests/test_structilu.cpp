@@ -345,6 +345,11 @@ TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {
   expect_matches_reference<TypeParam>(diamond, o, "diamond25 ilu1");
   o.kind = StructIluKind::ic1;
   expect_matches_reference<TypeParam>(diamond, o, "diamond25 ic1");
+  // That fill reaches past a 32 x 4 tile (the GPUs' default, which the
+  // default widens): a tile asked for is taken as it is, or refused by name.
+  o.tile = {32, 4};
+  EXPECT_HAS(test::error_of<InputError>([&] { StructIlu<double, TypeParam> M(diamond, o); }),
+             "tile 32x4 is narrower than stencil");
 }
 
 TYPED_TEST(StructIluTest, EverySolveEntryPointMatchesTheReference) {

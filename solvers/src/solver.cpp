@@ -116,7 +116,7 @@ Solver::Solver(const HostCsr& A, const BsrMatrix<double, Device>& blocks, Solver
     const ProfilingRegion region("trellis::auto::setup");
     const PreconditionerChoice choice = [&] {
       const TrustedInput trusted;  // checked above
-      return choose_preconditioner(A, options_.preconditioner_options);
+      return choose_preconditioner(A, blocks, options_.preconditioner_options);
     }();
     spec = to_string(choice.kind);
     auto_reason = choice.reason;

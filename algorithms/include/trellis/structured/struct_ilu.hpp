@@ -219,11 +219,17 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     return t;
   };
   const bool gpu = !detail::is_host_space<execution_space>();
-  const bool gpu_default_tile = gpu && options.tile.x == 0 && options.tile.y == 0;
+  const bool default_tile = options.tile.x == 0 && options.tile.y == 0;
+  const bool gpu_default_tile = gpu && default_tile;
   // On GPUs a point of dof > 1 runs as dof threads (factorization and
-  // solves), so the default tile holds about 256 / dof lines.
+  // solves), so the default tile holds about 256 / dof lines. A default
+  // tile is widened to the stencil's reach (a level-one fill's transform
+  // can reach past it); a tile the caller gave is taken as it is.
   structured::TileShape tile = options.tile;
-  if (dof_ > 1 && gpu_default_tile) tile = reaching({16, std::max(2, 256 / (16 * dof_))});
+  if (dof_ > 1 && gpu_default_tile)
+    tile = reaching({16, std::max(2, 256 / (16 * dof_))});
+  else if (default_tile)
+    tile = reaching(structured::default_tile<execution_space>());
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
   // At dof 1 with ten or more lower entries the factorization runs a point
   // as a thread per entry (entry_lanes; measured on an H200: box27 1.24x,

@@ -24,6 +24,7 @@
 // automatic subdomain size; ilu0: its triangular-solve auto).
 #include <string>
 
+#include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
 
@@ -52,5 +53,16 @@ struct PreconditionerChoice {
 /// in a row) is a StructureError naming auto.
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule = {});
+/// The same choice with the zero diagonals counted on the device from
+/// `blocks`, A's blocks there (as Solver holds them): the host's pass over
+/// every row took 0.19 s at 6.3 million rows, longer than DD's whole setup.
+PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<double, DefaultDevice>& blocks,
+                                           const PreconditionerOptions& options, const AutoRule& rule = {});
+
+/// Point rows whose stored diagonal is zero (a row without one is not
+/// counted: the setups name it). On the device, a point diagonal that its
+/// stored diagonal block holds as zero counts.
+ordinal_t count_zero_diagonals(const HostCsr& A);
+ordinal_t count_zero_diagonals(const BsrMatrix<double, DefaultDevice>& A);
 
 }  // namespace trellis
