@@ -9,6 +9,7 @@
 #include "spmv.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/gallery/gallery.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/io/matrix_market.hpp"
 #include "trellis/solvers/preconditioner_choice.hpp"
@@ -180,8 +181,7 @@ TEST(Solver, AutoTakesIlu0ForStoredZeroDiagonals) {
       if (pairs.entries(q) == i) pairs.values(q) = 0;
   EXPECT_EQ(count_zero_diagonals(pairs), 3);
   EXPECT_EQ(count_zero_diagonals(copy_to<DefaultDevice>(csr_to_bsr(pairs, 2))), 3);
-  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(pairs, blocks, {}); }),
-             "the block matrix has");
+  EXPECT_HAS(test::error_of<StructureError>([&] { choose_preconditioner(pairs, blocks, {}); }), "the block matrix has");
   PreconditionerOptions o;
   o.subdomain_rows = 512;
   EXPECT_THROW(make_preconditioner("dd", A, o), PivotError);

@@ -4,7 +4,9 @@
 # find_package(Trellis): proof that the exported CMake package works (and,
 # for a Trellis built inside Trilinos, that Trellis::trilinos does).
 #
-#   check_consumer.sh BUILD_DIR CXX_COMPILER KOKKOS_PREFIX [MORE_PREFIXES...]
+#   check_consumer.sh BUILD_DIR CXX_COMPILER [MORE_PREFIXES...]
+# Kokkos and Kokkos Kernels come from the prefixes Trellis's package records
+# (MORE_PREFIXES: what else the consumer needs, e.g. Trilinos's).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$1" cxx="$2"
@@ -13,8 +15,10 @@ kokkos="$(IFS=';'; echo "$*")"
 prefix="$build/consumer-install"
 rm -rf "$prefix" "$build/consumer"
 cmake --install "$build" --prefix "$prefix" >/dev/null
-cmake -S "$repo/cmake/consumer_test" -B "$build/consumer" -DCMAKE_BUILD_TYPE=Release \
-  ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix;$kokkos" >/dev/null
+# No prefix from the environment: Trellis's own and those given here only.
+env -u CMAKE_PREFIX_PATH -u Kokkos_ROOT -u KokkosKernels_ROOT -u Kokkos_DIR -u KokkosKernels_DIR \
+  cmake -S "$repo/cmake/consumer_test" -B "$build/consumer" -DCMAKE_BUILD_TYPE=Release \
+  ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix${kokkos:+;$kokkos}" >/dev/null
 cmake --build "$build/consumer" -j "${TRELLIS_JOBS:-$(nproc)}" >/dev/null
 "$build/consumer/consumer"
 if [ -x "$build/consumer/consumer_tpetra" ]; then

@@ -268,13 +268,13 @@ void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& spac
   // host threads must not spin (more threads than free cores would burn
   // the time slices of the threads they wait on).
   const Kokkos::View<const ordinal_t*, Device> level_rows = levels_.level_rows;
-  const auto out = trellis::detail::is_host_space<execution_space>()
-                       ? ilu::factor_by_levels<1>(
-                             space, factors_, row_extent_, diag_, pivots_, level_rows,
-                             Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host), pivot_status_,
-                             ilu::FactorOutputs::unit_lu)
-                       : ilu::factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows, sync_free_,
-                                                  pivot_status_, ilu::FactorOutputs::unit_lu);
+  const auto out =
+      trellis::detail::is_host_space<execution_space>()
+          ? ilu::factor_by_levels<1>(space, factors_, row_extent_, diag_, pivots_, level_rows,
+                                     Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host),
+                                     pivot_status_, ilu::FactorOutputs::unit_lu)
+          : ilu::factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows, sync_free_,
+                                     pivot_status_, ilu::FactorOutputs::unit_lu);
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
   staged_rows_ = out.staged_rows;

@@ -48,7 +48,7 @@ struct TriangularFactor {
   TriangleColumns<Scalar, Device> columns;  // the same by columns (has_csc)
   TriangleRows<Scalar, Device> other;       // opposite strict triangle (has_other: Gauss-Seidel)
   Kokkos::View<Scalar*, Device> inv_diag;   // 1/d, as the solves use it
-  bool inv_diag_unit = false;                // inv_diag holds ones (a unit diagonal, filled once)
+  bool inv_diag_unit = false;               // inv_diag holds ones (a unit diagonal, filled once)
 
   // Where each value comes from in T (diag_source -1: none stored).
   Kokkos::View<offset_t*, Device> row_source;
