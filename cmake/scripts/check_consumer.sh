@@ -21,6 +21,17 @@ env -u CMAKE_PREFIX_PATH -u Kokkos_ROOT -u KokkosKernels_ROOT -u Kokkos_DIR -u K
   ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix${kokkos:+;$kokkos}" >/dev/null
 cmake --build "$build/consumer" -j "${TRELLIS_JOBS:-$(nproc)}" >/dev/null
 "$build/consumer/consumer"
+passed="find_package"
+# Without CMake: the same program from trellis.pc alone (host backends).
+pc="$(ls "$prefix"/lib*/pkgconfig/trellis.pc 2>/dev/null | head -1 || true)"
+if [ -n "$pc" ]; then
+  flags="$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs trellis)"
+  # shellcheck disable=SC2086  # the flags are words
+  "${cxx:-c++}" -O1 "$repo/cmake/consumer_test/main.cpp" -o "$build/consumer/consumer_pkg_config" $flags
+  "$build/consumer/consumer_pkg_config" | sed 's/^consumer:/consumer (pkg-config):/'
+  passed="$passed, pkg-config"
+fi
 if [ -x "$build/consumer/consumer_tpetra" ]; then
   (cd "$build/consumer" && ctest -R consumer_tpetra --output-on-failure)
 fi
+echo "check_consumer: passed: $passed"
