@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -316,6 +318,32 @@ inline double relative_difference(DeviceVector a, DeviceVector b) {
       "trellis::bench::norm", policy(0, b.extent(0)), KOKKOS_LAMBDA(size_t i, double& s) { s += b(i) * b(i); }, den);
   const double d = std::sqrt(num / den);
   return std::isfinite(d) ? d : INFINITY;
+}
+
+/// Where a result file came from: the source commit (TRELLIS_COMMIT from the
+/// environment, as device_check.sh sets it from the carried tree, else the
+/// commit at configure time), the UTC date, the device and the command.
+inline JsonObject run_record(int argc, char** argv) {
+  const char* env = std::getenv("TRELLIS_COMMIT");
+#if defined(TRELLIS_SOURCE_COMMIT)
+  const std::string commit = env && *env ? env : TRELLIS_SOURCE_COMMIT;
+#else
+  const std::string commit = env && *env ? env : "unknown";
+#endif
+  char date[32] = "unknown";
+  const std::time_t now = std::time(nullptr);
+  if (const std::tm* utc = std::gmtime(&now)) std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", utc);
+  std::string command;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i == 0) arg = arg.substr(arg.find_last_of('/') + 1);  // the program, not where it was built
+    command += (i ? " " : "") + arg;
+  }
+  return JsonObject()
+      .set("commit", commit)
+      .set("date", std::string(date))
+      .set("device", device_name())
+      .set("command", command);
 }
 
 }  // namespace trellis::bench

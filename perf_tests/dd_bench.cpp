@@ -244,7 +244,10 @@ int main(int argc, char** argv) {
                 "vc_fus", "ec_fus");
     for (const auto& l : table) std::printf("%s\n", l.c_str());
     JsonObject doc;
-    doc.set("device", bench::device_name()).set("copy_GBs", copy_gbs).set("results", rows);
+    doc.set("run", bench::run_record(argc, argv))
+        .set("device", bench::device_name())
+        .set("copy_GBs", copy_gbs)
+        .set("results", rows);
     if (!vs_cusparse.empty()) {
       doc.set("geomean_fused_vs_cusparse", bench::geometric_mean(vs_cusparse))
           .set("geomean_fused_vs_best_global", bench::geometric_mean(vs_global))

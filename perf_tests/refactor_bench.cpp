@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
       rows.push(row);
     }
     JsonObject doc;
-    doc.set("device", bench::device_name()).set("results", rows);
+    doc.set("run", bench::run_record(argc, argv)).set("device", bench::device_name()).set("results", rows);
     if (!seq_ratio_dd.empty()) {
       doc.set("geomean_sequence_speedup_dd", bench::geometric_mean(seq_ratio_dd))
           .set("geomean_sequence_speedup_best", bench::geometric_mean(seq_ratio_best));

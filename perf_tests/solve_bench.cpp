@@ -351,7 +351,7 @@ int main(int argc, char** argv) {
       rows.push(row);
     }
     JsonObject doc;
-    doc.set("device", bench::device_name()).set("results", rows);
+    doc.set("run", bench::run_record(argc, argv)).set("device", bench::device_name()).set("results", rows);
     JsonArray failed;
     for (const auto& f : auto_failed) failed.push(f);
     doc.set("auto_failed_where_cusparse_converged", failed);

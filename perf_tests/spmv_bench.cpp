@@ -189,7 +189,10 @@ int main(int argc, char** argv) {
     std::printf("\n");
     for (const auto& l : table) std::printf("%s\n", l.c_str());
     JsonObject doc;
-    doc.set("device", bench::device_name()).set("copy_GBs", copy_gbs).set("results", rows);
+    doc.set("run", bench::run_record(argc, argv))
+        .set("device", bench::device_name())
+        .set("copy_GBs", copy_gbs)
+        .set("results", rows);
     doc.set("geomean_speedup_vs_kk", bench::geometric_mean(vs_kk));
     std::printf("geomean speedup of bsr_spmv: %.2fx vs KokkosSparse::spmv (CSR)", bench::geometric_mean(vs_kk));
     if (!vs_cusparse.empty()) {

@@ -39,6 +39,8 @@ bench_args=("$@")
 out="${OUT:-$repo/.device-out}"
 mkdir -p "$out"
 carry="$repo/.device-carry"
+# The source commit, for the result files (bench::run_record).
+[ -f "$carry/commit" ] && export TRELLIS_COMMIT="$(cat "$carry/commit")"
 work=/tmp/trellis-device
 mkdir -p "$work"
 export TRELLIS_DEPS="$work/deps"

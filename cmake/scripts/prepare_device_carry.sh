@@ -15,4 +15,9 @@ cp -r /usr/src/googletest "$out/googletest"
 (cd "$out/debs" && apt-get download libmetis5 libmetis-dev >/dev/null 2>&1)
 matrices="${TRELLIS_MATRICES:-$repo/../shared/matrices}"
 [ -d "$matrices" ] && cp -r "$matrices" "$out/matrices"
+# The commit the carried tree is (with "+changes" when it differs from it):
+# the GPU machine's copy has no .git, and result files record it.
+commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git -C "$repo" diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
+echo "$commit" >"$out/commit"
 du -sh "$out" "$repo/.deps/src"

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Writes perf_tests/STATUS.md (and its SVG plots in perf_tests/status/) from
+the result files in perf_tests/results/current/: one table per family against
+its baselines, each headed by the run it comes from (commit, date, device,
+command: the files' "run" record). Nothing here is typed by hand.
+
+    make_status.py           regenerate
+    make_status.py --check   exit 1 if STATUS.md or a plot differs from what
+                             the result files give (a ctest runs this)
+"""
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PERF = os.path.dirname(HERE)
+CURRENT = os.path.join(PERF, "results", "current")
+STATUS = os.path.join(PERF, "STATUS.md")
+PLOTS = os.path.join(PERF, "status")
+
+
+def short(problem):
+    name = os.path.basename(problem)
+    for ext in (".mtx.gz", ".mtx"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    return name
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def ratio(x):
+    return "-" if x is None or x != x else "%.2fx" % x
+
+
+def run_line(doc):
+    run = doc.get("run", {})
+    return "Run: commit `%s`, %s, %s; `%s`." % (run.get("commit", "?"), run.get("date", "?"),
+                                                  run.get("device", doc.get("device", "?")), run.get("command", "?"))
+
+
+def svg_bars(title, labels, values, unit="x cuSPARSE"):
+    """Horizontal bars on a log axis with the 1x line: the SVG text."""
+    w, left, row, top = 720, 250, 18, 40
+    h = top + row * len(labels) + 30
+    lo, hi = math.log10(0.25), math.log10(max([v for v in values if v] + [4.0]) * 1.2)
+    xpos = lambda v: left + (math.log10(v) - lo) / (hi - lo) * (w - left - 20)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+           'font-size="12">' % (w, h),
+           '<text x="10" y="20" font-size="14">%s</text>' % title]
+    for t in (0.5, 1, 2, 4, 8, 16):
+        if lo <= math.log10(t) <= hi:
+            x = xpos(t)
+            out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>' %
+                       (x, top - 5, x, h - 25, "#000" if t == 1 else "#ccc"))
+            out.append('<text x="%.1f" y="%d" text-anchor="middle">%gx</text>' % (x, h - 10, t))
+    for i, (label, v) in enumerate(zip(labels, values)):
+        y = top + i * row
+        out.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 6, y + 12, label))
+        if v:
+            x0, x1 = xpos(1.0), xpos(max(v, 10 ** lo))
+            color = "#2a7" if v >= 1 else "#c44"
+            out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>' %
+                       (min(x0, x1), y + 2, abs(x1 - x0), row - 5, color))
+            out.append('<text x="%.1f" y="%d">%.2f</text>' % (max(x0, x1) + 3, y + 12, v))
+    out.append('<text x="%d" y="%d" fill="#666">%s, log scale</text>' % (left, top - 12, unit))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def solve_section(doc, plots):
+    rows = doc["results"]
+    lines = ["## Default solve: `auto` and DD ILDU0 against cuSPARSE ILU(0), BiCGSTAB (seed 000)", "",
+             run_line(doc), "",
+             "Time to solution (the median of the timed runs) against cuSPARSE csrilu02 + SpSV in the same run; "
+             "setup excluded and included. The paper reports its DD ILDU0 BiCGSTAB against rocSPARSE on an "
+             "AMD GPU (Tables 5.5-5.6).", "",
+             "| problem | rows | auto built | auto it | cuSPARSE it | auto excl. | auto incl. | DD excl. | DD incl. |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    labels, values = [], []
+    for r in rows:
+        methods = {m["method"].split("=")[0]: m for m in r["methods"]}
+        auto = next((m for m in r["methods"] if m["method"].startswith("auto")), None)
+        cu = methods.get("cusparse-ilu0")
+        built = auto["method"].split("=", 1)[1] if auto and "=" in auto["method"] else "-"
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            short(r["problem"]), r["rows"], built, auto["iterations"] if auto else "-",
+            cu["iterations"] if cu else "-", ratio(r.get("speedup_auto_vs_cusparse_setup_excluded")),
+            ratio(r.get("speedup_auto_vs_cusparse_setup_included")),
+            ratio(r.get("speedup_fused_vs_cusparse_setup_excluded")),
+            ratio(r.get("speedup_fused_vs_cusparse_setup_included"))))
+        labels.append(short(r["problem"]))
+        values.append(r.get("speedup_auto_vs_cusparse_setup_included"))
+    lines += ["", "Geometric means: auto **%s** setup excluded, **%s** included; DD %s / %s. auto failed where "
+              "cuSPARSE converged: %s." % (ratio(doc.get("geomean_auto_setup_excluded")),
+                                           ratio(doc.get("geomean_auto_setup_included")),
+                                           ratio(doc.get("geomean_setup_excluded")),
+                                           ratio(doc.get("geomean_setup_included")),
+                                           ", ".join(short(p) for p in doc.get("auto_failed_where_cusparse_converged", []))
+                                           or "none"), ""]
+    plots["solve_auto_vs_cusparse.svg"] = svg_bars("auto vs cuSPARSE ILU(0), BiCGSTAB, setup included",
+                                                   labels, values)
+    lines += ["![auto vs cuSPARSE](status/solve_auto_vs_cusparse.svg)", ""]
+    return lines
+
+
+def refactor_section(doc, plots):
+    rows = doc["results"]
+    lines = ["## Refactorization: numeric phase and the 10-step sequence (seed 000, issue 57)", "",
+             run_line(doc), "",
+             "numeric(): new values of the same pattern against csrilu02's numeric phase (its analysis kept), "
+             "median of the steps; the sequence: setup + 10 x (numeric + BiCGSTAB), auto against cuSPARSE.", "",
+             "| problem | rows | global ILU0 numeric vs csrilu02 | DD numeric vs csrilu02 | 10-step sequence, auto vs cuSPARSE |",
+             "|---|---|---|---|---|"]
+    labels, values = [], []
+    for r in rows:
+        lines.append("| %s | %d | %s | %s | %s |" % (short(r["problem"]), r["rows"], ratio(r.get("numeric_speedup_ilu0")),
+                                                    ratio(r.get("numeric_speedup_dd")),
+                                                    ratio(r.get("sequence_speedup_auto"))))
+        labels.append(short(r["problem"]))
+        values.append(r.get("numeric_speedup_ilu0"))
+    lines += ["", "Geometric means: global ILU0 numeric **%s**, DD numeric %s, sequence auto **%s** (auto within 15%% "
+              "of the better of dd / ilu0 on %s of %d)." % (
+                  ratio(geomean([r.get("numeric_speedup_ilu0") for r in rows])),
+                  ratio(geomean([r.get("numeric_speedup_dd") for r in rows])),
+                  ratio(doc.get("geomean_sequence_speedup_auto")), doc.get("auto_within_15_percent", "?"), len(rows)), ""]
+    plots["refactor_ilu0_numeric.svg"] = svg_bars("global ILU0 numeric phase vs csrilu02's", labels, values,
+                                                  "x csrilu02")
+    lines += ["![ILU0 numeric vs csrilu02](status/refactor_ilu0_numeric.svg)", ""]
+    return lines
+
+
+SECTIONS = [("solve.json", solve_section), ("refactor.json", refactor_section)]
+NOT_YET = ["triangular solves and Gauss-Seidel (seed 002: trsv_bench)", "TileSpTRSV (seed 004: trsv_bench)",
+           "StructILU (seed 003: struct_bench)", "Kronecker GMRES (seed 001: kron_bench)"]
+
+
+def generate():
+    plots = {}
+    lines = ["# Performance at a glance", "",
+             "Generated by `python3 perf_tests/tools/make_status.py` from `perf_tests/results/current/`; do not "
+             "edit by hand. The dated work logs, with every change and its measurement, are in "
+             "[RESULTS.md](RESULTS.md).", ""]
+    for name, section in SECTIONS:
+        path = os.path.join(CURRENT, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                lines += section(json.load(f), plots)
+    lines += ["## Not yet in results/current", "",
+              "These families' latest figures are in RESULTS.md, from result files without a run record:", ""]
+    lines += ["- " + n for n in NOT_YET] + [""]
+    return "\n".join(lines), plots
+
+
+def main():
+    text, plots = generate()
+    if "--check" in sys.argv[1:]:
+        stale = []
+        if not os.path.exists(STATUS) or open(STATUS).read() != text:
+            stale.append(STATUS)
+        for name, svg in plots.items():
+            p = os.path.join(PLOTS, name)
+            if not os.path.exists(p) or open(p).read() != svg:
+                stale.append(p)
+        for p in stale:
+            print("make_status: %s is not what results/current gives; run perf_tests/tools/make_status.py" % p)
+        print("make_status: %s" % ("stale" if stale else "STATUS.md matches results/current"))
+        return 1 if stale else 0
+    os.makedirs(PLOTS, exist_ok=True)
+    with open(STATUS, "w") as f:
+        f.write(text)
+    for name, svg in plots.items():
+        with open(os.path.join(PLOTS, name), "w") as f:
+            f.write(svg)
+    print("make_status: wrote %s and %d plot(s)" % (STATUS, len(plots)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
