@@ -320,10 +320,27 @@ inline double relative_difference(DeviceVector a, DeviceVector b) {
   return std::isfinite(d) ? d : INFINITY;
 }
 
+/// The command line of this run, as result files record it (the program's
+/// name without where it was built).
+inline std::string& recorded_command() {
+  static std::string command;
+  return command;
+}
+inline void record_command(int argc, char** argv) {
+  std::string command;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i == 0) arg = arg.substr(arg.find_last_of('/') + 1);
+    command += (i ? " " : "") + arg;
+  }
+  recorded_command() = command;
+}
+
 /// Where a result file came from: the source commit (TRELLIS_COMMIT from the
 /// environment, as device_check.sh sets it from the carried tree, else the
-/// commit at configure time), the UTC date, the device and the command.
-inline JsonObject run_record(int argc, char** argv) {
+/// commit at configure time), the UTC date, the device and the command
+/// (record_command).
+inline JsonObject run_record() {
   const char* env = std::getenv("TRELLIS_COMMIT");
 #if defined(TRELLIS_SOURCE_COMMIT)
   const std::string commit = env && *env ? env : TRELLIS_SOURCE_COMMIT;
@@ -333,17 +350,15 @@ inline JsonObject run_record(int argc, char** argv) {
   char date[32] = "unknown";
   const std::time_t now = std::time(nullptr);
   if (const std::tm* utc = std::gmtime(&now)) std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", utc);
-  std::string command;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (i == 0) arg = arg.substr(arg.find_last_of('/') + 1);  // the program, not where it was built
-    command += (i ? " " : "") + arg;
-  }
   return JsonObject()
       .set("commit", commit)
       .set("date", std::string(date))
       .set("device", device_name())
-      .set("command", command);
+      .set("command", recorded_command());
+}
+inline JsonObject run_record(int argc, char** argv) {
+  record_command(argc, argv);
+  return run_record();
 }
 
 }  // namespace trellis::bench

@@ -422,7 +422,8 @@ int run(int argc, char** argv) {
   }
   if (!json_path.empty()) {
     JsonObject out;
-    out.set("benchmark", "struct_bench").set("device", bench::device_name()).set("copy_gbs", copy_gbs);
+    out.set("run", bench::run_record()).set("benchmark", "struct_bench").set("device", bench::device_name());
+    out.set("copy_gbs", copy_gbs);
     out.set("values_per_case", values).set("lower_speedup_geomean", lower_gm).set("factor_speedup_geomean", factor_gm);
     out.set("kernels", kernels).set("solves", solve_rows);
     if (!bench::write_text_file(json_path, out.str() + "\n")) return 1;
@@ -433,6 +434,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::record_command(argc, argv);  // before Kokkos takes its options out
   Kokkos::ScopeGuard guard(argc, argv);
   try {
     return run(argc, argv);

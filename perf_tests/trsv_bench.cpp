@@ -872,6 +872,7 @@ std::string results_json(const std::vector<ProblemResult>& results, const Option
                                  .set("wrong", wrong)
                                  .set("errors", errors);
   return JsonObject()
+      .set("run", bench::run_record())
       .set("benchmark", "trsv_bench")
       .set("complete", complete)
       .set("device", bench::device_name())
@@ -923,6 +924,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::record_command(argc, argv);      // before Kokkos takes its options out
   Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
   int rc = 0;
   try {
