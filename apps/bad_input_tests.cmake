@@ -204,6 +204,32 @@ foreach(_opt "--threads=-1" "--device=x" "--num-devices=abc" "--kokkos-threads=1
   string(MAKE_C_IDENTIFIER "kokkos_option_${_opt}" _test)
   trellis_bad_input_cli(${_test} 1 "trellis: error: ${_name}: '.*' is not a whole number from" info lap2d5:4x4 ${_opt})
 endforeach()
+# A Kokkos option without '=' (bare, or its value next): Kokkos threw and
+# nothing caught it (exit 134).
+trellis_bad_input_cli(kokkos_option_bare 1 "trellis: error: --kokkos-threads needs its value after '='"
+                      info lap2d5:4x4 --kokkos-threads)
+trellis_bad_input_cli(kokkos_option_spaced 1 "trellis: error: --kokkos-threads needs its value after '='"
+                      info lap2d5:4x4 --kokkos-threads 2)
+# An option and its environment variable that disagree: Kokkos's own
+# exception, said as an error.
+add_test(NAME bad_input_cli_kokkos_option_and_env
+         COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=2 $<TARGET_FILE:trellis_cli> info lap2d5:4x4 --kokkos-threads=3)
+set_tests_properties(bad_input_cli_kokkos_option_and_env PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "trellis: error: Kokkos refused its options or environment: .*KOKKOS_NUM_THREADS")
+# OpenMP's thread count (100000 crashed the OpenMP runtime: exit 139).
+add_test(NAME bad_input_cli_omp_threads COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=100000 $<TARGET_FILE:trellis_cli> version)
+set_tests_properties(bad_input_cli_omp_threads PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "trellis: error: environment variable OMP_NUM_THREADS: '100000' is not a whole number from 1 to 4096")
+# Outputs that would destroy an input or each other, refused before any write.
+file(WRITE ${_bad_input_dir}/keep_me.mtx "${_mm}2 2 2\n1 1 4\n2 2 4\n")
+trellis_bad_input_cli(solution_over_matrix 1 "--write-solution '.*keep_me.mtx' is the problem's file: writing it would destroy the input"
+                      solve ${_bad_input_dir}/keep_me.mtx --write-solution ${_bad_input_dir}/keep_me.mtx)
+trellis_bad_input_cli(history_over_matrix 1 "--history's plot '.*keep_me.svg' is --rhs"
+                      solve ${_bad_input_dir}/keep_me.mtx --rhs ${_bad_input_dir}/keep_me.svg --history ${_bad_input_dir}/keep_me.csv)
+trellis_bad_input_cli(solution_is_history 1 "--history and --write-solution are the same file"
+                      solve lap2d5:4x4 --write-solution ${_bad_input_dir}/h.csv --history ${_bad_input_dir}/h.csv)
+trellis_bad_input_cli(empty_rhs_path 1 "trellis solve: error: --rhs needs a file's path \\(got an empty one\\)"
+                      solve lap2d5:4x4 --rhs=)
 add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
 set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
   PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")

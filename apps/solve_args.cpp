@@ -78,6 +78,12 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       if (i + 1 >= args.size()) throw InputError("missing value after " + k);
       return args[++i];
     };
+    // A file's path: an empty one (--rhs '') is an error, not silence.
+    auto path = [&]() -> const std::string& {
+      const std::string& v = value();
+      if (v.empty()) throw InputError(k + " needs a file's path (got an empty one)");
+      return v;
+    };
     // An option without a value: --view=yes is an error, not a problem 'yes'.
     auto flag = [&] {
       if (i + 1 < args.size() && attached[i + 1]) throw InputError(k + " takes no value (got '" + args[i + 1] + "')");
@@ -147,13 +153,13 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     else if (k == "--view")
       a.view = flag();
     else if (k == "--history")
-      a.history = value();
+      a.history = path();
     else if (k == "--rhs")
-      a.rhs = value();
+      a.rhs = path();
     else if (k == "--x0")
-      a.x0 = value();
+      a.x0 = path();
     else if (k == "--write-solution")
-      a.solution = value();
+      a.solution = path();
     else if (k.rfind("--", 0) == 0)
       throw InputError("unknown option '" + k + "'\n" + solve_usage);
     else if (k.size() > 1 && k[0] == '-')  // -ksp_type: an option, not a problem

@@ -10,11 +10,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -189,6 +191,41 @@ std::string plot_path(const std::string& csv) {
   return csv.substr(0, extension ? dot : csv.size()) + ".svg";
 }
 
+/// Whether two paths name one file (the files exist) or one place (not yet).
+bool same_file(const std::string& x, const std::string& y) {
+  namespace fs = std::filesystem;
+  std::error_code e1, e2;
+  if (fs::exists(x, e1) && fs::exists(y, e2)) return fs::equivalent(x, y, e1);
+  return fs::weakly_canonical(x, e1) == fs::weakly_canonical(y, e2);
+}
+
+/// Fails before anything is written when an output file (the solution, the
+/// history's CSV or plot) is an input (the matrix, b, x0, a Kronecker
+/// factor) or another output: either would be lost without a word.
+void check_outputs_overwrite_no_input(const SolveArgs& a) {
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  if (!a.kronecker()) inputs.push_back({"the problem's file", a.problem});
+  if (!a.rhs.empty()) inputs.push_back({"--rhs", a.rhs});
+  if (!a.x0.empty()) inputs.push_back({"--x0", a.x0});
+  for (const auto& f : a.kron_files) inputs.push_back({"a --kron file", f});
+  if (!a.solution.empty()) outputs.push_back({"--write-solution", a.solution});
+  if (!a.history.empty()) {
+    outputs.push_back({"--history", a.history});
+    if (plot_path(a.history) != a.history)  // else check_history_writable says what --history takes
+      outputs.push_back({"--history's plot", plot_path(a.history)});
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    for (const auto& in : inputs)
+      if (same_file(outputs[o].second, in.second))
+        throw InputError(outputs[o].first + " '" + outputs[o].second + "' is " + in.first +
+                         ": writing it would destroy the input; give another path");
+    for (size_t p = 0; p < o; ++p)
+      if (same_file(outputs[o].second, outputs[p].second))
+        throw InputError(outputs[o].first + " and " + outputs[p].first + " are the same file '" + outputs[o].second +
+                         "': one would overwrite the other");
+  }
+}
+
 /// Fails before any solve when the history files cannot be written (a
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
@@ -306,6 +343,7 @@ int solve_command(const std::vector<std::string>& args) {
   for (const auto& s : args)
     if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_solve_args(args);
+  check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
   if (!a.solution.empty() && !std::ofstream(a.solution, std::ios::app))
     throw InputError("--write-solution: cannot write '" + a.solution + "'");

@@ -5,10 +5,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <thread>
@@ -60,11 +62,16 @@ std::string bad_kokkos_option(int argc, char** argv) {
   };
   for (int i = 1; i < argc; ++i)
     for (const auto& o : numeric)
-      for (const std::string prefix : {std::string("--kokkos-") + o.name + "=", std::string("--") + o.name + "="})
+      for (const std::string name : {std::string("--kokkos-") + o.name, std::string("--") + o.name}) {
+        // Kokkos reads only NAME=VALUE: a bare NAME (its value next, or none)
+        // ended in an uncaught exception.
+        if (argv[i] == name) return name + " needs its value after '=' (" + name + "=N)";
+        const std::string prefix = name + "=";
         if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-          const std::string bad = check(prefix.substr(0, prefix.size() - 1), argv[i] + prefix.size(), o.lo, o.hi);
+          const std::string bad = check(name, argv[i] + prefix.size(), o.lo, o.hi);
           if (!bad.empty()) return bad;
         }
+      }
   const struct {
     const char* name;
     long lo, hi;
@@ -78,6 +85,18 @@ std::string bad_kokkos_option(int argc, char** argv) {
       const std::string bad = check(std::string("environment variable ") + v.name, text, v.lo, v.hi);
       if (!bad.empty()) return bad;
     }
+  // OpenMP's own count (a list, one per nesting level): 100000 threads
+  // crashed the OpenMP runtime before Kokkos said anything.
+  if (const char* text = std::getenv("OMP_NUM_THREADS")) {
+    std::string list = text;
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      const std::string one = list.substr(at, comma - at);
+      const std::string bad = check("environment variable OMP_NUM_THREADS", one.c_str(), 1, max_threads);
+      if (!bad.empty()) return bad;
+      at = comma + 1;
+    }
+  }
   return "";
 }
 
@@ -140,7 +159,15 @@ int main(int argc, char** argv) {
   // binding (the OpenMP runtime read its settings when it was loaded), which
   // "false" says without the warning.
   setenv("OMP_PROC_BIND", "false", 0);
-  Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
+  // Kokkos throws on what the checks above do not foresee (an option and
+  // its environment variable that disagree): said as an error, not an abort.
+  std::unique_ptr<Kokkos::ScopeGuard> kokkos;
+  try {
+    kokkos = std::make_unique<Kokkos::ScopeGuard>(argc, argv);  // removes the --kokkos-* arguments
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trellis: error: Kokkos refused its options or environment: %s\n", e.what());
+    return 1;
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   // No command: the main job, a solve of the default problem with the comparison.
   if (args.empty()) args = {"solve", "--compare"};
