@@ -125,15 +125,22 @@ KrylovResult with_balanced_rhs(const typename Device::execution_space& space, co
   int e = 0;
   std::frexp(bnorm, &e);  // bnorm = m 2^e, m in [0.5, 1)
   if (!(bnorm > 0) || !std::isfinite(bnorm) || (e > -300 && e < 300)) return solve(b, o);
-  const Scalar up = Scalar(std::ldexp(1.0, -e)), down = Scalar(std::ldexp(1.0, e));
+  // 2^-e in two factors: a subnormal ||b|| (e < -1022) needs more than
+  // 2^1023, which is Inf; each half is finite and every product exact.
+  const int e1 = -e / 2, e2 = -e - e1;
+  auto by_power_of_two = [&](int k1, int k2, Kokkos::View<const Scalar*, Device> from,
+                             Kokkos::View<Scalar*, Device> to) {
+    scale(space, Scalar(std::ldexp(1.0, k1)), from, to);
+    scale(space, Scalar(std::ldexp(1.0, k2)), Kokkos::View<const Scalar*, Device>(to), to);
+  };
   Kokkos::View<Scalar*, Device> scaled(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string("trellis::krylov::balanced_b")), b.extent(0));
-  scale(space, up, b, scaled);
-  scale(space, up, x, x);
+  by_power_of_two(e1, e2, b, scaled);
+  by_power_of_two(e1, e2, Kokkos::View<const Scalar*, Device>(x), x);
   KrylovOptions balanced = o;
-  balanced.abs_tol = o.abs_tol * double(up);
+  balanced.abs_tol = std::ldexp(o.abs_tol, -e);
   KrylovResult r = solve(Kokkos::View<const Scalar*, Device>(scaled), balanced);
-  scale(space, down, x, x);
+  by_power_of_two(-e1, -e2, Kokkos::View<const Scalar*, Device>(x), x);
   return r;
 }
 
