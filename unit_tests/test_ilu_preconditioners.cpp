@@ -221,6 +221,16 @@ TYPED_TEST(IluPreconditioners, GlobalIlu0NamesTheZeroPivotRow) {
   } catch (const PivotError& e) {
     EXPECT_EQ(e.row(), 42) << e.what();
   }
+  // A subnormal pivot: its reciprocal is Inf (the factors went non-finite
+  // and the solve ended "non-finite" naming no row).
+  for (offset_t q = A.row_map(42); q < A.row_map(43); ++q) A.values(q) = A.entries(q) == 42 ? 1e-320 : 0;
+  try {
+    GlobalIlu0<double, TypeParam> ilu(A);
+    FAIL() << "no PivotError";
+  } catch (const PivotError& e) {
+    EXPECT_EQ(e.row(), 42) << e.what();
+    EXPECT_NE(std::string(e.what()).find("too small to invert"), std::string::npos) << e.what();
+  }
 }
 
 /// Solves A x = b (b = A * random) in the DD preconditioner's reordered

@@ -335,7 +335,7 @@ void throw_if_pivot_failed(const FactorizationOutcome& out, const std::vector<or
                   "--pivot-boost B lets the factorization go on",
                   scale);
   } else {
-    what = "ILU0: zero pivot";
+    what = pivot == 0 ? "ILU0: zero pivot" : "ILU0: pivot too small to invert (its reciprocal overflows)";
     std::snprintf(text, sizeof text,
                   "row scale %.3e; --pivot-boost B (PivotOptions::boost) replaces it by B x the row scale", scale);
   }

@@ -61,7 +61,8 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
 }
 
 /// inv = A^{-1} by Gauss-Jordan elimination with partial pivoting inside the
-/// block. A pivot with |p| <= tiny is replaced by copysign(boost, p) when
+/// block. A pivot with |p| <= tiny, or so small (subnormal) that 1 / p
+/// overflows, is replaced by copysign(boost, p) when
 /// boost > 0 (status pivot_boosted), else the inversion stops with
 /// pivot_tiny; a NaN or Inf pivot gives pivot_not_finite. `failed`, when
 /// given, receives the column of the failing pivot; inv is then zero. A
@@ -103,7 +104,8 @@ KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tin
     int failure = pivot_ok;
     if (!Kokkos::Experimental::isfinite(piv))
       failure = pivot_not_finite;
-    else if (Kokkos::Experimental::fabs(piv) <= tiny) {
+    else if (Kokkos::Experimental::fabs(piv) <= tiny || !Kokkos::Experimental::isfinite(Scalar(1) / piv)) {
+      // (a subnormal pivot's reciprocal is Inf: as good as zero)
       if (!(boost > 0)) failure = pivot_tiny;
       piv = piv < 0 ? -boost : boost;
       status = pivot_boosted;
