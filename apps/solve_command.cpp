@@ -5,11 +5,13 @@
 #include <Kokkos_Core.hpp>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -234,13 +236,13 @@ void check_history_writable(const std::string& path) {
                      path + "'");
   for (const std::string& p : {path, plot_path(path)}) {
     std::ofstream probe(p, std::ios::app);
-    if (!probe) throw InputError("--history: cannot write '" + p + "'");
+    if (!probe) throw InputError("--history: cannot write '" + p + "': " + std::strerror(errno));
   }
 }
 
 void write_history(const std::string& path, const std::vector<Run>& runs) {
   std::ofstream csv(path);
-  if (!csv) throw InputError("cannot write history file '" + path + "'");
+  if (!csv) throw InputError("cannot write history file '" + path + "': " + std::strerror(errno));
   csv << "method,iteration,relative_residual\n";
   std::vector<PlotSeries> series;
   for (const Run& r : runs) {
@@ -346,7 +348,7 @@ int solve_command(const std::vector<std::string>& args) {
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
   if (!a.solution.empty() && !std::ofstream(a.solution, std::ios::app))
-    throw InputError("--write-solution: cannot write '" + a.solution + "'");
+    throw InputError("--write-solution: cannot write '" + a.solution + "': " + std::strerror(errno));
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
