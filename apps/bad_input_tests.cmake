@@ -230,6 +230,13 @@ trellis_bad_input_cli(solution_is_history 1 "--history and --write-solution are 
                       solve lap2d5:4x4 --write-solution ${_bad_input_dir}/h.csv --history ${_bad_input_dir}/h.csv)
 trellis_bad_input_cli(empty_rhs_path 1 "trellis solve: error: --rhs needs a file's path \\(got an empty one\\)"
                       solve lap2d5:4x4 --rhs=)
+trellis_bad_input_cli(info_option 1 "trellis info: error: unknown option '--foo' \\(trellis info takes one problem and no options"
+                      info --foo)
+# A solve that fails before its result leaves no empty output file behind.
+add_test(NAME cli_failed_solve_leaves_no_file
+         COMMAND sh -c "d=$(mktemp -d) && ! \"$0\" solve \"$1\" --write-solution $d/x.mtx --history $d/h.csv && test ! -e $d/x.mtx && test ! -e $d/h.csv && test ! -e $d/h.svg; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli> ${_bad_input_dir}/rectangular.mtx)
+set_tests_properties(cli_failed_solve_leaves_no_file PROPERTIES LABELS unit)
 add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
 set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
   PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")

@@ -14,6 +14,9 @@
 namespace trellis::cli {
 
 int info_command(const std::vector<std::string>& args) {
+  for (const std::string& a : args)  // info takes a problem only: an option is named, not opened as a file
+    if (a.size() > 1 && a[0] == '-')
+      throw InputError("unknown option '" + a + "' (trellis info takes one problem and no options; --help)");
   if (args.size() > 1) throw InputError("expected one problem, got " + std::to_string(args.size()) + " arguments");
   const std::string spec = args.empty() ? gallery::default_problem_spec : args[0];
   if (spec.rfind("kron-stokes:", 0) == 0) {  // a Kronecker system: its sizes, then M's summary

@@ -235,8 +235,13 @@ void check_history_writable(const std::string& path) {
     throw InputError("--history takes the CSV's path (FILE.csv); the plot is written beside it as FILE.svg, not '" +
                      path + "'");
   for (const std::string& p : {path, plot_path(path)}) {
-    std::ofstream probe(p, std::ios::app);
-    if (!probe) throw InputError("--history: cannot write '" + p + "': " + std::strerror(errno));
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(p, ec);
+    {
+      std::ofstream probe(p, std::ios::app);
+      if (!probe) throw InputError("--history: cannot write '" + p + "': " + std::strerror(errno));
+    }
+    if (!existed) std::filesystem::remove(p, ec);  // a solve that fails leaves no empty file behind
   }
 }
 
@@ -347,8 +352,13 @@ int solve_command(const std::vector<std::string>& args) {
   const SolveArgs a = parse_solve_args(args);
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
-  if (!a.solution.empty() && !std::ofstream(a.solution, std::ios::app))
-    throw InputError("--write-solution: cannot write '" + a.solution + "': " + std::strerror(errno));
+  if (!a.solution.empty()) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(a.solution, ec);
+    if (!std::ofstream(a.solution, std::ios::app))
+      throw InputError("--write-solution: cannot write '" + a.solution + "': " + std::strerror(errno));
+    if (!existed) std::filesystem::remove(a.solution, ec);  // written only when there is a solution
+  }
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
