@@ -237,6 +237,15 @@ add_test(NAME cli_failed_solve_leaves_no_file
          COMMAND sh -c "d=$(mktemp -d) && ! \"$0\" solve \"$1\" --write-solution $d/x.mtx --history $d/h.csv && test ! -e $d/x.mtx && test ! -e $d/h.csv && test ! -e $d/h.svg; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli> ${_bad_input_dir}/rectangular.mtx)
 set_tests_properties(cli_failed_solve_leaves_no_file PROPERTIES LABELS unit)
+# Options of a method or preconditioner the solve does not run (were ignored).
+trellis_bad_input_cli(restart_without_gmres 1 "trellis solve: error: --restart is GMRES's; the solver is bicgstab"
+                      solve lap2d5:8x8 --restart 10)
+trellis_bad_input_cli(subdomains_without_dd 1 "trellis solve: error: --subdomain-rows is dd's .*; the preconditioner is ilu0"
+                      solve lap2d5:8x8 --precond ilu0 --subdomain-rows 16)
+trellis_bad_input_cli(boost_without_pivots 1 "trellis solve: error: --pivot-boost has no effect: the preconditioner jacobi has no pivots"
+                      solve lap2d5:8x8 --precond jacobi --pivot-boost 1e-3)
+trellis_bad_input_cli(block_size_without_kron 1 "trellis solve: error: --block-size is for --kron systems"
+                      solve lap2d5:8x8 --block-size 2)
 add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
 set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
   PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")

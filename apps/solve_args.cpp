@@ -4,6 +4,9 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <initializer_list>
+#include <set>
+#include <string>
 
 #include "trellis/core/errors.hpp"
 
@@ -57,6 +60,7 @@ const std::string solve_usage =
 SolveArgs parse_solve_args(const std::vector<std::string>& given) {
   SolveArgs a;
   bool have_problem = false, tau_given = false, form_given = false;
+  std::set<std::string> given_options;
   // --opt=value is --opt value.
   std::vector<std::string> args;
   std::vector<bool> attached;  // the value came after '='
@@ -105,6 +109,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
       return int(d);
     };
+    if (k.rfind("--", 0) == 0) given_options.insert(k);
     if (k == "--solver")
       a.solver = value();
     else if (k == "--precond")
@@ -127,7 +132,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     else if (k == "--orthogonalization")
       a.krylov.orthogonalization = parse<GmresOrthogonalization>(value());
     else if (k == "--subdomain-rows")
-      a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "at least 1"));
+      a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "1 to 2147483647"));
     else if (k == "--node-size")
       a.options.node_size = ordinal_t(whole(value(), 0, 8, "0 (detect) to 8"));
     else if (k == "--partitioner")
@@ -187,6 +192,24 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     a.solver = "gmres";
     if (!a.precond_given) a.precond = "none";
   }
+  // Options of a method or preconditioner that this solve does not run.
+  auto refuse_unless = [&](bool applies, std::initializer_list<const char*> names, const std::string& why) {
+    for (const char* n : names)
+      if (!applies && given_options.count(n)) throw InputError(std::string(n) + " " + why);
+  };
+  refuse_unless(a.solver == "gmres", {"--restart", "--orthogonalization"}, "is GMRES's; the solver is " + a.solver);
+  refuse_unless(a.solver == "bicgstab", {"--breakdown-restarts", "--stagnation-window"},
+                "is BiCGSTAB's; the solver is " + a.solver);
+  refuse_unless(!a.kron_files.empty(), {"--block-size"}, "is for --kron systems");
+  const std::string family = a.precond.substr(0, a.precond.find(':'));
+  refuse_unless(a.compare || family == "dd" || family == "auto",
+                {"--subdomain-rows", "--node-size", "--partitioner", "--coupling-weights"},
+                "is dd's (or auto's, which may build dd); the preconditioner is " + a.precond);
+  const bool pivots_apply = a.compare || a.fallback == FallbackPolicy::always ||
+                            !(family == "none" || family == "jacobi" || family == "gs" || family == "sgs");
+  refuse_unless(
+      pivots_apply, {"--pivot-tolerance", "--pivot-boost"},
+      "has no effect: the preconditioner " + a.precond + " has no pivots (ilu0, ilu0-kk, dd and structilu do)");
   return a;
 }
 
