@@ -246,6 +246,11 @@ trellis_bad_input_cli(boost_without_pivots 1 "trellis solve: error: --pivot-boos
                       solve lap2d5:8x8 --precond jacobi --pivot-boost 1e-3)
 trellis_bad_input_cli(block_size_without_kron 1 "trellis solve: error: --block-size is for --kron systems"
                       solve lap2d5:8x8 --block-size 2)
+trellis_bad_input_cli(option_twice 1 "trellis solve: error: --tol given twice" solve lap2d5:8x8 --tol 1e-6 --tol=1e-8)
+trellis_bad_input_cli(strict_and_fallback 1 "trellis solve: error: --strict and --fallback both set the fallback policy"
+                      solve lap2d5:8x8 --strict --fallback always)
+trellis_bad_input_cli(kron_with_bicgstab 1 "trellis solve: error: Kronecker systems are solved with GMRES; --solver bicgstab"
+                      solve kron-stokes:4x4x4 --solver bicgstab)
 add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
 set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
   PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")

@@ -109,7 +109,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
       return int(d);
     };
-    if (k.rfind("--", 0) == 0) given_options.insert(k);
+    // An option given twice took its last value without a word: an error.
+    if (k.rfind("--", 0) == 0 && !given_options.insert(k).second) throw InputError(k + " given twice");
     if (k == "--solver")
       a.solver = value();
     else if (k == "--precond")
@@ -189,9 +190,13 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     if (!a.rhs.empty() || !a.x0.empty() || !a.solution.empty())
       throw InputError(
           "--rhs, --x0 and --write-solution are for matrix problems (a Kronecker system solves K U = K 1)");
+    if (given_options.count("--solver") && a.solver != "gmres")
+      throw InputError("Kronecker systems are solved with GMRES; --solver " + a.solver + " cannot run them");
     a.solver = "gmres";
     if (!a.precond_given) a.precond = "none";
   }
+  if (given_options.count("--strict") && given_options.count("--fallback"))
+    throw InputError("--strict and --fallback both set the fallback policy; give one");
   // Options of a method or preconditioner that this solve does not run.
   auto refuse_unless = [&](bool applies, std::initializer_list<const char*> names, const std::string& why) {
     for (const char* n : names)
