@@ -251,6 +251,10 @@ trellis_bad_input_cli(strict_and_fallback 1 "trellis solve: error: --strict and 
                       solve lap2d5:8x8 --strict --fallback always)
 trellis_bad_input_cli(kron_with_bicgstab 1 "trellis solve: error: Kronecker systems are solved with GMRES; --solver bicgstab"
                       solve kron-stokes:4x4x4 --solver bicgstab)
+# --kokkos-help: Kokkos's help, and nothing run after it.
+add_test(NAME cli_kokkos_help_only COMMAND trellis_cli solve lap2d5:8x8 --kokkos-help)
+set_tests_properties(cli_kokkos_help_only PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "--kokkos-threads"
+                     FAIL_REGULAR_EXPRESSION "converged|iterations")
 add_test(NAME bad_input_cli_kokkos_env COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUM_THREADS=abc $<TARGET_FILE:trellis_cli> info lap2d5:4x4)
 set_tests_properties(bad_input_cli_kokkos_env PROPERTIES LABELS unit WILL_FAIL FALSE
   PASS_REGULAR_EXPRESSION "trellis: error: environment variable KOKKOS_NUM_THREADS: 'abc' is not a whole number")

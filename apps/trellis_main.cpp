@@ -161,6 +161,8 @@ int main(int argc, char** argv) {
   setenv("OMP_PROC_BIND", "false", 0);
   // Kokkos throws on what the checks above do not foresee (an option and
   // its environment variable that disagree): said as an error, not an abort.
+  bool kokkos_help = false;
+  for (int i = 1; i < argc; ++i) kokkos_help |= std::strcmp(argv[i], "--kokkos-help") == 0;
   std::unique_ptr<Kokkos::ScopeGuard> kokkos;
   try {
     kokkos = std::make_unique<Kokkos::ScopeGuard>(argc, argv);  // removes the --kokkos-* arguments
@@ -168,6 +170,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "trellis: error: Kokkos refused its options or environment: %s\n", e.what());
     return 1;
   }
+  // Kokkos printed its options' help and took --kokkos-help out: that was
+  // what was asked, not a solve as well.
+  if (kokkos_help) return 0;
   std::vector<std::string> args(argv + 1, argv + argc);
   // No command: the main job, a solve of the default problem with the comparison.
   if (args.empty()) args = {"solve", "--compare"};
