@@ -228,21 +228,26 @@ void check_outputs_overwrite_no_input(const SolveArgs& a) {
   }
 }
 
+/// Fails, naming `what` and the system's reason, when `path` cannot be
+/// opened for writing; a file the probe created is removed again, so that a
+/// solve that fails later leaves no empty file behind.
+void probe_writable(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  {
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) throw InputError(what + ": cannot write '" + path + "': " + std::strerror(errno));
+  }
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
 /// Fails before any solve when the history files cannot be written (a
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
   if (plot_path(path) == path)
     throw InputError("--history takes the CSV's path (FILE.csv); the plot is written beside it as FILE.svg, not '" +
                      path + "'");
-  for (const std::string& p : {path, plot_path(path)}) {
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(p, ec);
-    {
-      std::ofstream probe(p, std::ios::app);
-      if (!probe) throw InputError("--history: cannot write '" + p + "': " + std::strerror(errno));
-    }
-    if (!existed) std::filesystem::remove(p, ec);  // a solve that fails leaves no empty file behind
-  }
+  for (const std::string& p : {path, plot_path(path)}) probe_writable(p, "--history");
 }
 
 void write_history(const std::string& path, const std::vector<Run>& runs) {
@@ -352,13 +357,7 @@ int solve_command(const std::vector<std::string>& args) {
   const SolveArgs a = parse_solve_args(args);
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
-  if (!a.solution.empty()) {
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(a.solution, ec);
-    if (!std::ofstream(a.solution, std::ios::app))
-      throw InputError("--write-solution: cannot write '" + a.solution + "': " + std::strerror(errno));
-    if (!existed) std::filesystem::remove(a.solution, ec);  // written only when there is a solution
-  }
+  if (!a.solution.empty()) probe_writable(a.solution, "--write-solution");
   if (a.kronecker()) return kronecker_solve(a);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,

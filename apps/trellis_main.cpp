@@ -88,7 +88,7 @@ std::string bad_kokkos_option(int argc, char** argv) {
   // OpenMP's own count (a list, one per nesting level): 100000 threads
   // crashed the OpenMP runtime before Kokkos said anything.
   if (const char* text = std::getenv("OMP_NUM_THREADS")) {
-    std::string list = text;
+    const std::string list = text;
     for (size_t at = 0; at <= list.size();) {
       const size_t comma = std::min(list.find(',', at), list.size());
       const std::string one = list.substr(at, comma - at);
@@ -159,10 +159,10 @@ int main(int argc, char** argv) {
   // binding (the OpenMP runtime read its settings when it was loaded), which
   // "false" says without the warning.
   setenv("OMP_PROC_BIND", "false", 0);
+  bool kokkos_help = false;  // Kokkos takes the option out of argv
+  for (int i = 1; i < argc; ++i) kokkos_help |= std::strcmp(argv[i], "--kokkos-help") == 0;
   // Kokkos throws on what the checks above do not foresee (an option and
   // its environment variable that disagree): said as an error, not an abort.
-  bool kokkos_help = false;
-  for (int i = 1; i < argc; ++i) kokkos_help |= std::strcmp(argv[i], "--kokkos-help") == 0;
   std::unique_ptr<Kokkos::ScopeGuard> kokkos;
   try {
     kokkos = std::make_unique<Kokkos::ScopeGuard>(argc, argv);  // removes the --kokkos-* arguments

@@ -356,9 +356,5 @@ inline JsonObject run_record() {
       .set("device", device_name())
       .set("command", recorded_command());
 }
-inline JsonObject run_record(int argc, char** argv) {
-  record_command(argc, argv);
-  return run_record();
-}
 
 }  // namespace trellis::bench

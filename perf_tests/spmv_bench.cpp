@@ -90,6 +90,7 @@ struct Recorder {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::record_command(argc, argv);  // before Kokkos takes its options out
   Kokkos::ScopeGuard guard(argc, argv);
   bool wrong = false;
   try {
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
     for (const auto& l : table) std::printf("%s\n", l.c_str());
     JsonObject doc;
-    doc.set("run", bench::run_record(argc, argv))
+    doc.set("run", bench::run_record())
         .set("device", bench::device_name())
         .set("copy_GBs", copy_gbs)
         .set("results", rows);

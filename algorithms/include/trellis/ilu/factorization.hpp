@@ -203,26 +203,26 @@ FactorizationOutcome read_pivot_status(const typename Device::execution_space& s
   return out;
 }
 
+/// Row i of U' = D^{-1} U, in place: U_ij <- D_i^{-1} U_ij.
+template <int B, class F>
+KOKKOS_INLINE_FUNCTION void scale_upper_row(const F& f, ordinal_t i) {
+  using Scalar = typename decltype(f.U_val)::non_const_value_type;
+  constexpr int BB = B * B;
+  for (offset_t q = f.U_map(i); q < f.U_map(i + 1); ++q) {
+    Scalar u[BB];
+    block_matmul<B>(&f.inv_diag(i * BB), &f.U_val(q * BB), u);
+    for (int t = 0; t < BB; ++t) f.U_val(q * BB + t) = u[t];
+  }
+}
+
 /// U' = D^{-1} U alone (FactorOutputs::unit_lu): one pass over U.
 template <int B, class Scalar, class Device>
 void scale_upper(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f) {
-  constexpr int BB = B * B;
   const BlockFactors<Scalar, Device> fc = f;
   Kokkos::parallel_for(
       "trellis::ilu::scale_upper", trellis::RangePolicy<typename Device::execution_space>(space, 0, f.num_rows),
-      KOKKOS_LAMBDA(ordinal_t i) {
-        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
-          Scalar u[BB];
-          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
-          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
-        }
-      });
+      KOKKOS_LAMBDA(ordinal_t i) { scale_upper_row<B>(fc, i); });
 }
-
-/// After a factorization without a failed pivot: the outputs asked for.
-template <int B, class Scalar, class Device>
-void finish_factors(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
-                    Kokkos::View<Scalar*, Device> diag, FactorOutputs outputs);
 
 /// ILDU0 post-processing (Algorithm 4.4): LD = L D and U' = D^{-1} U. D is
 /// rebuilt as (D^{-1})^{-1} so that a boosted pivot is the same in every variant.
@@ -239,14 +239,11 @@ void ildu_postprocess(const typename Device::execution_space& space, const Block
       "trellis::ilu::ildu0", range(space, 0, f.num_rows), KOKKOS_LAMBDA(ordinal_t i) {
         for (offset_t q = fc.L_map(i); q < fc.L_map(i + 1); ++q)
           block_matmul<B>(&fc.L_val(q * BB), &diag(fc.L_col(q) * BB), &fc.LD_val(q * BB));
-        for (offset_t q = fc.U_map(i); q < fc.U_map(i + 1); ++q) {
-          Scalar u[BB];
-          block_matmul<B>(&fc.inv_diag(i * BB), &fc.U_val(q * BB), u);
-          for (int t = 0; t < BB; ++t) fc.U_val(q * BB + t) = u[t];
-        }
+        scale_upper_row<B>(fc, i);
       });
 }
 
+/// After a factorization without a failed pivot: the outputs asked for.
 template <int B, class Scalar, class Device>
 void finish_factors(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
                     Kokkos::View<Scalar*, Device> diag, FactorOutputs outputs) {
