@@ -1,5 +1,5 @@
 # Trellis inside a Trilinos application (issue 21): the adapter target
-# Trellis::trilinos (a Tpetra::Operator around any factory preconditioner,
+# Trellis::trilinos (any factory preconditioner as an Ifpack2::Preconditioner,
 # solvers/include/trellis/trilinos/) and the Belos example apps/trilinos_belos/.
 #
 # It only works when Trellis is built on the Kokkos inside Trilinos (one Kokkos
@@ -42,8 +42,9 @@ if(TRELLIS_ENABLE_TRILINOS)
   # Trilinos libraries bring them, and some, e.g. PT-Scotch, have no -dev package installed.)
   add_library(trellis_trilinos INTERFACE)
   add_library(Trellis::trilinos ALIAS trellis_trilinos)
-  target_include_directories(trellis_trilinos SYSTEM INTERFACE ${Tpetra_INCLUDE_DIRS} ${Tpetra_TPL_INCLUDE_DIRS})
-  target_link_libraries(trellis_trilinos INTERFACE trellis ${Tpetra_LIBRARIES})
+  target_include_directories(trellis_trilinos SYSTEM INTERFACE ${Ifpack2_INCLUDE_DIRS} ${Tpetra_INCLUDE_DIRS}
+                             ${Tpetra_TPL_INCLUDE_DIRS})
+  target_link_libraries(trellis_trilinos INTERFACE trellis ${Ifpack2_LIBRARIES} ${Tpetra_LIBRARIES})
   enable_testing()
   add_subdirectory(apps/trilinos_belos)
 endif()

@@ -1,24 +1,32 @@
-// Trellis inside a Trilinos application (issue 21): reads a Matrix Market
-// file into a Tpetra matrix (rows spread evenly over the ranks), solves
-// A x = A 1 from x = 0 with Belos GMRES and BiCGSTAB, right-preconditioned by
-// Trellis (through trellis::trilinos::TpetraPreconditioner) and by Ifpack2's
-// RILUK(0), and prints iterations, setup and solve times and the true
-// residual ||b - A x|| / ||b|| of each.
+// Trellis inside a Trilinos application: reads a Matrix Market file into a
+// Tpetra matrix (rows spread evenly over the ranks), solves A x = A 1 from
+// x = 0 with Belos GMRES and BiCGSTAB, right-preconditioned by Trellis and by
+// Ifpack2, and prints iterations, setup and solve times and the true residual
+// ||b - A x|| / ||b|| of each. Preconditioners (--precs):
+//
+//   SPEC                     a Trellis factory spec (dd, ilu0, auto, ...) on each rank's
+//                            diagonal block (trellis::trilinos::TpetraPreconditioner)
+//   schwarz:SPEC             Ifpack2::AdditiveSchwarz with Trellis's SPEC as its inner
+//                            solver (Ifpack2Preconditioner), overlap --overlap
+//   ifpack2-riluk0           Ifpack2's RILUK(0) on each rank's diagonal block
+//   ifpack2-schwarz-riluk0   AdditiveSchwarz with RILUK(0) inside, overlap --overlap
 //
 //   trellis_belos MATRIX.mtx [--solvers gmres,bicgstab] [--precs dd,ilu0,ifpack2-riluk0]
-//                  [--tol T] [--max-iter N] [--restart M] [--agreement K]
+//                  [--overlap L] [--tol T] [--max-iter N] [--restart M] [--agreement K]
 //
 // Exit status: 0 when every solve reached the tolerance in the true residual,
 // 3 when one did not, 4 when --agreement K is given and Trellis's ilu0 and
-// Ifpack2's RILUK(0) disagree: two independent ILU(0)s of the same blocks
-// must give the same M^{-1} b up to rounding (relative 1e-10) and iteration
-// counts within K (GMRES) or within max(K, 10%) (BiCGSTAB, whose short
-// recurrences amplify rounding: ani4 on one rank takes 47 and 45), 1 on bad
-// input.
+// Ifpack2's RILUK(0) disagree (ilu0 against ifpack2-riluk0, schwarz:ilu0
+// against ifpack2-schwarz-riluk0, each pair present): two independent ILU(0)s
+// of the same blocks must give the same M^{-1} b up to rounding (relative
+// 1e-10) and iteration counts within K (GMRES) or within max(K, 10%)
+// (BiCGSTAB, whose short recurrences amplify rounding: ani4 on one rank takes
+// 47 and 45), 1 on bad input.
 #include <BelosLinearProblem.hpp>
 #include <BelosSolverFactory.hpp>
 #include <BelosSolverFactory_Tpetra.hpp>
 #include <BelosTpetraAdapter.hpp>
+#include <Ifpack2_AdditiveSchwarz.hpp>
 #include <Ifpack2_Factory.hpp>
 #include <MatrixMarket_Tpetra.hpp>
 #include <Teuchos_CommHelpers.hpp>
@@ -38,6 +46,7 @@
 #include <vector>
 
 #include <trellis/core/errors.hpp>
+#include <trellis/trilinos/ifpack2_preconditioner.hpp>
 #include <trellis/trilinos/tpetra_preconditioner.hpp>
 
 namespace {
@@ -57,8 +66,12 @@ struct Options {
   double tol = 1e-8;
   int max_iter = 1000;
   int restart = 50;
+  int overlap = 1;     // AdditiveSchwarz's
   int agreement = -1;  // off
 };
+
+const std::string schwarz_prefix = "schwarz:";
+bool is_schwarz(const std::string& name) { return name.rfind(schwarz_prefix, 0) == 0; }
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -102,6 +115,8 @@ Options parse(int argc, char** argv) {
       o.max_iter = whole(a, value(), 1);
     else if (a == "--restart")
       o.restart = whole(a, value(), 1);
+    else if (a == "--overlap")
+      o.overlap = whole(a, value(), 0);
     else if (a == "--agreement")
       o.agreement = whole(a, value(), 0);
     else if (a.rfind("--", 0) == 0)
@@ -114,11 +129,12 @@ Options parse(int argc, char** argv) {
   if (o.matrix.empty())
     throw trellis::InputError(
         "usage: trellis_belos MATRIX.mtx [--solvers gmres,bicgstab] [--precs dd,ilu0,ifpack2-riluk0] "
-        "[--tol T] [--max-iter N] [--restart M] [--agreement K]");
+        "[--overlap L] [--tol T] [--max-iter N] [--restart M] [--agreement K]");
   for (const auto& s : o.solvers)
     if (s != "gmres" && s != "bicgstab") throw trellis::InputError("--solvers: unknown solver '" + s + "'");
-  for (const auto& p : o.precs)
-    if (p != "ifpack2-riluk0") trellis::canonical_preconditioner(p);  // names the accepted ones if unknown
+  for (const auto& p : o.precs)  // an unknown Trellis spec is an error naming the accepted ones
+    if (p != "ifpack2-riluk0" && p != "ifpack2-schwarz-riluk0")
+      trellis::canonical_preconditioner(is_schwarz(p) ? p.substr(schwarz_prefix.size()) : p);
   return o;
 }
 
@@ -129,12 +145,35 @@ struct Prec {
   double setup_seconds = 0;
 };
 
-Prec make_prec(const std::string& name, const Teuchos::RCP<const crs_type>& A) {
+Prec make_prec(const std::string& name, int overlap, const Teuchos::RCP<const crs_type>& A) {
   const auto comm = A->getComm();
   comm->barrier();
   const auto start = std::chrono::steady_clock::now();
   Prec p;
-  if (name == "ifpack2-riluk0") {
+  if (name == "ifpack2-schwarz-riluk0" || is_schwarz(name)) {
+    auto schwarz = Teuchos::rcp(new Ifpack2::AdditiveSchwarz<row_matrix_type>(A));
+    Teuchos::ParameterList params;
+    params.set("schwarz: overlap level", overlap);
+    if (is_schwarz(name)) {
+      auto inner = Teuchos::rcp(new trellis::trilinos::Ifpack2Preconditioner<double, LO, GO, Node>());
+      Teuchos::ParameterList inner_params;
+      inner_params.set("trellis: preconditioner", name.substr(schwarz_prefix.size()));
+      inner->setParameters(inner_params);
+      schwarz->setParameters(params);
+      schwarz->setInnerPreconditioner(inner);
+      schwarz->initialize();
+      schwarz->compute();
+      p.name = "schwarz(" + std::to_string(overlap) + "):trellis:" + inner->built().name;
+    } else {
+      params.set("inner preconditioner name", std::string("RILUK"));
+      params.sublist("inner preconditioner parameters").set("fact: iluk level-of-fill", 0);
+      schwarz->setParameters(params);
+      schwarz->initialize();
+      schwarz->compute();
+      p.name = "schwarz(" + std::to_string(overlap) + "):ifpack2:riluk(0)";
+    }
+    p.op = schwarz;
+  } else if (name == "ifpack2-riluk0") {
     // On several ranks RILUK factors each rank's diagonal block (Ifpack2's LocalFilter).
     auto riluk = Ifpack2::Factory::create<row_matrix_type>("RILUK", A);
     Teuchos::ParameterList params;
@@ -214,9 +253,9 @@ int run(const Options& o, const Teuchos::RCP<const Teuchos::Comm<int>>& comm) {
                 (long long)A->getGlobalNumRows(), (long long)A->getGlobalNumEntries(), comm->getSize(),
                 Kokkos::DefaultExecutionSpace::name(), o.tol);
   std::vector<Prec> precs;
-  for (const auto& name : o.precs) precs.push_back(make_prec(name, A));
+  for (const auto& name : o.precs) precs.push_back(make_prec(name, o.overlap, A));
   if (root)
-    std::printf("%-9s %-30s %6s %10s %10s %11s  %s\n", "solver", "preconditioner", "iters", "setup[s]", "solve[s]",
+    std::printf("%-9s %-40s %6s %10s %10s %11s  %s\n", "solver", "preconditioner", "iters", "setup[s]", "solve[s]",
                 "true-resid", "status");
   bool all_converged = true;
   std::map<std::string, std::map<std::string, int>> iterations;  // solver -> preconditioner -> iterations
@@ -226,42 +265,52 @@ int run(const Options& o, const Teuchos::RCP<const Teuchos::Comm<int>>& comm) {
       all_converged = all_converged && r.converged;
       iterations[s][o.precs[i]] = r.iterations;
       if (root)
-        std::printf("%-9s %-30s %6d %10.4f %10.4f %11.3e  %s\n", s.c_str(), precs[i].name.c_str(), r.iterations,
+        std::printf("%-9s %-40s %6d %10.4f %10.4f %11.3e  %s\n", s.c_str(), precs[i].name.c_str(), r.iterations,
                     precs[i].setup_seconds, r.solve_seconds, r.true_residual,
                     r.converged ? "converged" : "NOT CONVERGED");
     }
   }
   bool agree = true;
   if (o.agreement >= 0) {
-    const auto at = [&](const std::string& name) -> const Prec& {
+    const auto index = [&](const std::string& name) -> int {
       for (std::size_t i = 0; i < precs.size(); ++i)
-        if (o.precs[i] == name) return precs[i];
-      throw trellis::InputError("--agreement needs ilu0 and ifpack2-riluk0 in --precs");
+        if (o.precs[i] == name) return int(i);
+      return -1;
     };
-    // The two ILU(0)s applied to b: the same operator up to rounding.
-    mv_type zt(A->getDomainMap(), 1), zi(A->getDomainMap(), 1);
-    at("ilu0").op->apply(*b, zt);
-    at("ifpack2-riluk0").op->apply(*b, zi);
-    std::vector<double> zn(1), dn(1);
-    zi.norm2(zn);
-    zt.update(-1.0, zi, 1.0);
-    zt.norm2(dn);
-    const double apply_difference = dn[0] / zn[0];
-    agree = apply_difference <= 1e-10;
-    if (root)
-      std::printf("agreement M^-1 b: trellis ilu0 vs ifpack2 riluk(0) relative difference %.2e: %s (allowed 1e-10)\n",
-                  apply_difference, agree ? "agree" : "DISAGREE");
-    for (const auto& s : o.solvers) {
-      const int ti = iterations[s]["ilu0"], fi = iterations[s]["ifpack2-riluk0"];
-      // BiCGSTAB's short recurrences amplify the rounding differences of two
-      // triangular-solve orders: up to 10% there, K for GMRES.
-      const int allowed = s == "bicgstab" ? std::max(o.agreement, (std::max(ti, fi) + 9) / 10) : o.agreement;
-      const bool ok = std::abs(ti - fi) <= allowed;
-      agree = agree && ok;
+    int pairs = 0;
+    for (const auto& [ours, theirs] : {std::pair<std::string, std::string>{"ilu0", "ifpack2-riluk0"},
+                                       {schwarz_prefix + "ilu0", "ifpack2-schwarz-riluk0"}}) {
+      const int t = index(ours), f = index(theirs);
+      if (t < 0 || f < 0) continue;
+      ++pairs;
+      // The two ILU(0)s applied to b: the same operator up to rounding.
+      mv_type zt(A->getDomainMap(), 1), zi(A->getDomainMap(), 1);
+      precs[t].op->apply(*b, zt);
+      precs[f].op->apply(*b, zi);
+      std::vector<double> zn(1), dn(1);
+      zi.norm2(zn);
+      zt.update(-1.0, zi, 1.0);
+      zt.norm2(dn);
+      const double apply_difference = dn[0] / zn[0];
+      agree = agree && apply_difference <= 1e-10;
       if (root)
-        std::printf("agreement %s: trellis ilu0 %d, ifpack2 riluk(0) %d iterations: %s (allowed difference %d)\n",
-                    s.c_str(), ti, fi, ok ? "agree" : "DISAGREE", allowed);
+        std::printf("agreement M^-1 b: %s vs %s relative difference %.2e: %s (allowed 1e-10)\n", precs[t].name.c_str(),
+                    precs[f].name.c_str(), apply_difference, apply_difference <= 1e-10 ? "agree" : "DISAGREE");
+      for (const auto& s : o.solvers) {
+        const int ti = iterations[s][ours], fi = iterations[s][theirs];
+        // BiCGSTAB's short recurrences amplify the rounding differences of two
+        // triangular-solve orders: up to 10% there, K for GMRES.
+        const int allowed = s == "bicgstab" ? std::max(o.agreement, (std::max(ti, fi) + 9) / 10) : o.agreement;
+        const bool ok = std::abs(ti - fi) <= allowed;
+        agree = agree && ok;
+        if (root)
+          std::printf("agreement %s: %s %d, %s %d iterations: %s (allowed difference %d)\n", s.c_str(),
+                      precs[t].name.c_str(), ti, precs[f].name.c_str(), fi, ok ? "agree" : "DISAGREE", allowed);
+      }
     }
+    if (pairs == 0)
+      throw trellis::InputError(
+          "--agreement needs ilu0 and ifpack2-riluk0, or schwarz:ilu0 and ifpack2-schwarz-riluk0, in --precs");
   }
   return !all_converged ? 3 : !agree ? 4 : 0;
 }

@@ -8,8 +8,8 @@
 #     TRELLIS_ENABLE_TRILINOS=ON, and builds only the library, the adapter's
 #     test and the Belos example (no unit tests, benchmarks or CLI);
 #  3. runs ctest -L trilinos (the example on 1 and 2 ranks with the ILU(0)
-#     agreement check, the adapter's checks) and prints the example's output
-#     on two real matrices;
+#     agreement checks, Trellis inside Ifpack2's AdditiveSchwarz, the
+#     adapter's checks) and prints the example's output on two real matrices;
 #  4. installs that Trellis into a fresh prefix and builds cmake/consumer_test
 #     on it (check_consumer.sh): find_package(Trellis), Trellis::trellis and
 #     Trellis::trilinos (the adapter's test, run on 2 ranks).
@@ -59,7 +59,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 for m in Laplace3D10 BentPipe2D100; do
   for ranks in 1 2; do
     echo "--- trellis_belos $m.mtx on $ranks rank(s)"
-    mpiexec -n $ranks --oversubscribe "$build/apps/trilinos_belos/trellis_belos" "$matrices/$m.mtx"
+    mpiexec -n $ranks --oversubscribe "$build/apps/trilinos_belos/trellis_belos" "$matrices/$m.mtx" \
+      --precs dd,ilu0,ifpack2-riluk0,schwarz:ilu0,schwarz:dd,ifpack2-schwarz-riluk0
   done
 done
 log "installed package: find_package(Trellis) and Trellis::trilinos from a consumer"
