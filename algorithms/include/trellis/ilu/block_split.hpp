@@ -26,10 +26,15 @@ struct SplitBlocks {
 /// R's values into f.L_val, f.U_val and diag, for a pattern split_blocks
 /// made from R or from a matrix with R's pattern (a refactorization): each
 /// row's blocks are walked beside its kept L and U columns, all sorted, and
-/// blocks outside them (dropped) are skipped.
+/// blocks outside them (dropped) are skipped. A pivot status given is reset
+/// in the same launch (as detail::reset_pivot_status does), for the
+/// factorization queued after it.
 template <class Scalar, class Device>
 void split_values(const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& R,
-                  const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag) {
+                  const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
+                  Kokkos::View<ordinal_t*, Device> reset_status = {}) {
+  const ordinal_t n = R.num_block_rows;
+  const bool reset = reset_status.extent(0) > 0;
   const size_t bb = size_t(R.block_size) * R.block_size;
   const auto map = R.row_map;
   const auto ent = R.entries;
@@ -38,6 +43,10 @@ void split_values(const typename Device::execution_space& space, const BsrMatrix
   Kokkos::parallel_for(
       "trellis::ilu::split_values", trellis::RangePolicy<typename Device::execution_space>(space, 0, R.num_block_rows),
       KOKKOS_LAMBDA(ordinal_t i) {
+        if (reset && i == 0) {
+          reset_status(0) = reset_status(1) = n;
+          reset_status(2) = 0;
+        }
         offset_t pl = fc.L_map(i), pu = fc.U_map(i);
         const offset_t l_end = fc.L_map(i + 1), u_end = fc.U_map(i + 1);
         for (offset_t q = map(i); q < map(i + 1); ++q) {

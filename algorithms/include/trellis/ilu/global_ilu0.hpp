@@ -183,8 +183,11 @@ class GlobalIlu0 {
   void setup(const execution_space& space, const BsrMatrix<Scalar, Device>& A, ilu::PivotOptions pivots,
              TrsvAlgorithm algorithm);
   void numeric_on_device(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
-  /// Factors the split values (L_val, U_val, diag_); PivotError on a failed pivot.
-  void factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
+  /// Factors the split values (L_val, U_val, diag_; the pivot status reset)
+  /// and loads the factors into the triangular solvers; PivotError on a
+  /// failed pivot, after which the solvers' values are not factors.
+  void factor_and_load(const execution_space& space, const BsrMatrix<Scalar, Device>& A);
+  void load_solvers(const execution_space& space);
   void check_factored(const char* what) const {
     if (!failed_numeric_.empty())
       throw Error(std::string("GlobalIlu0 ") + what + ": the last numeric() failed (" + failed_numeric_ +
@@ -250,12 +253,7 @@ void GlobalIlu0<Scalar, Device>::setup(const execution_space& space, const BsrMa
   if (!trellis::detail::is_host_space<execution_space>()) sync_free_ = ilu::SyncFreeState<Device>(n);
   inv_diag_ = f.inv_diag;
   t0 = now();
-  factor_split_values(space, pattern_);
-  {
-    const TrustedInput trusted;  // the solvers were built on the unfactored values of L and U
-    lower_->numeric(space, L);
-    upper_->numeric(space, U);
-  }
+  factor_and_load(space, pattern_);  // the solvers were built on the unfactored values of L and U
   space.fence();
   factorization_seconds_ = seconds_since(t0);
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::ilu0::work"), n);
@@ -263,21 +261,39 @@ void GlobalIlu0<Scalar, Device>::setup(const execution_space& space, const BsrMa
 }
 
 template <class Scalar, class Device>
-void GlobalIlu0<Scalar, Device>::factor_split_values(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
-  // GPUs: one sync-free launch. Host backends: a level at a time, since
-  // host threads must not spin (more threads than free cores would burn
-  // the time slices of the threads they wait on).
+void GlobalIlu0<Scalar, Device>::factor_and_load(const execution_space& space, const BsrMatrix<Scalar, Device>& A) {
+  // GPUs: one sync-free launch, then U' and the solvers' loads queued behind
+  // it, and one read-back of the pivot status at the end (the loads' values
+  // are thrown away if a pivot failed). Host backends: a level at a time,
+  // since host threads must not spin (more threads than free cores would
+  // burn the time slices of the threads they wait on).
   const Kokkos::View<const ordinal_t*, Device> level_rows = levels_.level_rows;
-  const auto out =
-      trellis::detail::is_host_space<execution_space>()
-          ? ilu::factor_by_levels<1>(space, factors_, row_extent_, diag_, pivots_, level_rows,
-                                     Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host),
-                                     pivot_status_, ilu::FactorOutputs::unit_lu)
-          : ilu::factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows, sync_free_,
-                                     pivot_status_, ilu::FactorOutputs::unit_lu);
+  const ordinal_t n = A.num_block_rows;
+  ilu::FactorizationOutcome out;
+  if (trellis::detail::is_host_space<execution_space>()) {
+    out = ilu::factor_by_levels<1>(space, factors_, row_extent_, diag_, pivots_, level_rows,
+                                   Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels_.level_ptr_host),
+                                   pivot_status_, ilu::FactorOutputs::unit_lu);
+    if (out.tiny_row < 0 && out.non_finite_row < 0) load_solvers(space);
+  } else {
+    const bool staged = ilu::launch_factor_sync_free<1>(space, factors_, row_extent_, diag_, pivots_, level_rows,
+                                                        sync_free_, pivot_status_);
+    ilu::detail::finish_factors<1>(space, factors_, diag_, ilu::FactorOutputs::unit_lu);
+    load_solvers(space);
+    out = ilu::detail::read_pivot_status(space, pivot_status_, n);
+    out.staged_rows = staged;
+  }
   ilu::throw_if_pivot_failed(out, {}, const_vector_type(diag_), A, pivots_);
   boosted_ = out.boosted;
   staged_rows_ = out.staged_rows;
+}
+
+template <class Scalar, class Device>
+void GlobalIlu0<Scalar, Device>::load_solvers(const execution_space& space) {
+  const ordinal_t n = factors_.num_rows;
+  const TrustedInput trusted;  // L and U on the pattern the solvers analysed
+  lower_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.L_map, factors_.L_col, factors_.L_val));
+  upper_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.U_map, factors_.U_col, factors_.U_val));
 }
 
 template <class Scalar, class Device>
@@ -306,17 +322,13 @@ void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space,
     throw StructureError(what + "row " + std::to_string(bad) +
                          " has another pattern than at setup; a new pattern needs a new setup");
   failed_numeric_ = "interrupted";
-  ilu::split_values(space, A, factors_, diag_);
+  ilu::split_values(space, A, factors_, diag_, pivot_status_);  // the status reset in the same launch
   try {
-    factor_split_values(space, A);
+    factor_and_load(space, A);
   } catch (const PivotError& e) {
     failed_numeric_ = e.what();
     throw;
   }
-  const ordinal_t n = P.num_block_rows;
-  const TrustedInput trusted;  // L and U on the pattern the solvers analysed
-  lower_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.L_map, factors_.L_col, factors_.L_val));
-  upper_->numeric(space, CsrMatrix<Scalar, Device>(n, n, factors_.U_map, factors_.U_col, factors_.U_val));
   space.fence();  // ready on every instance
   failed_numeric_.clear();
 }

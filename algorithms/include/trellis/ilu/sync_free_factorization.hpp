@@ -37,22 +37,22 @@ struct SyncFreeState {
       : done("trellis::ilu::row_done", size_t(rows)), ticket("trellis::ilu::row_ticket") {}
 };
 
-/// Factors in place as factor_by_levels (same entry and exit contents, same
-/// outcome, same outputs), in one launch. level_rows: the rows in level order of the
-/// lower triangle (LevelSets::level_rows); status from make_pivot_status,
-/// extent from row_extent, state sized for f's rows.
+/// The factorization's launch alone, queued on space: status must be reset
+/// before it (detail::reset_pivot_status, or split_values with the status),
+/// and says after it whether a pivot failed (detail::read_pivot_status).
+/// Returns whether the rows were staged. level_rows: the rows in level order
+/// of the lower triangle (LevelSets::level_rows); extent from row_extent,
+/// state sized for f's rows.
 template <int B, class Scalar, class Device>
-FactorizationOutcome factor_sync_free(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
-                                      detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
-                                      Kokkos::View<const ordinal_t*, Device> level_rows, SyncFreeState<Device>& state,
-                                      Kokkos::View<ordinal_t*, Device> status,
-                                      FactorOutputs outputs = FactorOutputs::ildu) {
+bool launch_factor_sync_free(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
+                             detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
+                             Kokkos::View<const ordinal_t*, Device> level_rows, SyncFreeState<Device>& state,
+                             Kokkos::View<ordinal_t*, Device> status) {
   using exec = typename Device::execution_space;
   using member_type = typename trellis::TeamPolicy<exec>::member_type;
   if (state.done.extent(0) != size_t(f.num_rows))
     throw Error("factor_sync_free: state for " + std::to_string(state.done.extent(0)) + " rows, factors of " +
                 std::to_string(f.num_rows));
-  detail::reset_pivot_status(space, status, f.num_rows);
   const BlockFactors<Scalar, Device> fc = f;
   const double tol = pivots.tolerance, boost = pivots.boost;
   // A whole warp a row on GPUs (it may spin); one lane on host backends.
@@ -98,6 +98,20 @@ FactorizationOutcome factor_sync_free(const typename Device::execution_space& sp
         Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&done(i), epoch); });
       },
       0, team_rows, plan.bytes);
+  return staged;
+}
+
+/// Factors in place as factor_by_levels (same entry and exit contents, same
+/// outcome, same outputs), in one launch. Arguments as launch_factor_sync_free's;
+/// status from make_pivot_status.
+template <int B, class Scalar, class Device>
+FactorizationOutcome factor_sync_free(const typename Device::execution_space& space, BlockFactors<Scalar, Device>& f,
+                                      detail::RowExtent extent, Kokkos::View<Scalar*, Device> diag, PivotOptions pivots,
+                                      Kokkos::View<const ordinal_t*, Device> level_rows, SyncFreeState<Device>& state,
+                                      Kokkos::View<ordinal_t*, Device> status,
+                                      FactorOutputs outputs = FactorOutputs::ildu) {
+  detail::reset_pivot_status(space, status, f.num_rows);
+  const bool staged = launch_factor_sync_free<B>(space, f, extent, diag, pivots, level_rows, state, status);
   FactorizationOutcome out = detail::read_pivot_status(space, status, f.num_rows);
   out.staged_rows = staged;
   if (out.tiny_row < 0 && out.non_finite_row < 0) detail::finish_factors<B>(space, f, diag, outputs);
