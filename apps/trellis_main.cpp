@@ -187,8 +187,9 @@ int main(int argc, char** argv) {
     }
     if (command == "version" || command == "--version") {
       std::printf("trellis %s\n", TRELLIS_VERSION);
-      std::printf("Kokkos %d.%d.%d, default execution space %s, %d threads or lanes\n", KOKKOS_VERSION / 10000,
-                  KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100, Kokkos::DefaultExecutionSpace::name(),
+      std::printf("Kokkos %d.%d.%d, Kokkos Kernels %s, default execution space %s, %d threads or lanes\n",
+                  KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100,
+                  TRELLIS_KOKKOSKERNELS_VERSION, Kokkos::DefaultExecutionSpace::name(),
                   int(Kokkos::DefaultExecutionSpace().concurrency()));
       std::printf("backends:");
 #if defined(KOKKOS_ENABLE_CUDA)

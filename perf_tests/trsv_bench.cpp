@@ -32,6 +32,7 @@
 #include "host_vectors.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/triangle.hpp"
 #include "trellis/gallery/problem_spec.hpp"
@@ -329,10 +330,10 @@ class KokkosKernelsRunner : public TriangleRunner {
       details_ = "chain_threshold=" + std::to_string(chain_threshold);
     }
     analysis_ =
-        bench::fenced_seconds([&] { KokkosSparse::Experimental::sptrsv_symbolic(&handle_, T_.row_map, T_.entries); });
+        bench::fenced_seconds([&] { trellis::compat::sptrsv::sptrsv_symbolic(&handle_, T_.row_map, T_.entries); });
   }
   void solve(ConstVector b, Vector x) override {
-    KokkosSparse::Experimental::sptrsv_solve(&handle_, T_.row_map, T_.entries, T_.values, b, x);
+    trellis::compat::sptrsv::sptrsv_solve(&handle_, T_.row_map, T_.entries, T_.values, b, x);
   }
   double analysis_seconds() const override { return analysis_; }
   std::string details() const override { return details_; }

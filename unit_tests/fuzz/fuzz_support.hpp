@@ -14,15 +14,13 @@
 
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 
 namespace trellis::fuzz {
 
 inline void start_kokkos() {
   if (Kokkos::is_initialized()) return;
-  Kokkos::InitArguments args;
-  args.num_threads = 1;
-  args.disable_warnings = true;
-  Kokkos::initialize(args);
+  compat::initialize(1, /*warnings=*/false);
   std::atexit([] {
     if (Kokkos::is_initialized()) Kokkos::finalize();
   });

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/core/view_arena.hpp"
 
@@ -173,11 +174,11 @@ std::array<SubdomainSchedule<Device>, 2> analyze_subdomains(
   // Levels are numbered across subdomains: subdomain s of a triangle owns
   // [level_begin(s), level_begin(s+1)). The counts are few (one per
   // subdomain): summed on the host.
-  auto counts = Kokkos::create_mirror_view(Kokkos::HostSpace(), num_levels, Kokkos::WithoutInitializing);
+  auto counts = compat::create_mirror_view_uninitialized(Kokkos::HostSpace(), num_levels);
   Kokkos::deep_copy(space, counts, num_levels);
   space.fence();  // the host reads the counts
   auto begin = arena.template take<ordinal_t>("trellis::dd::level_begin", 2 * (size_t(num_sub) + 1));
-  auto begin_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), begin, Kokkos::WithoutInitializing);
+  auto begin_host = compat::create_mirror_view_uninitialized(Kokkos::HostSpace(), begin);
   std::array<SubdomainSchedule<Device>, 2> out;
   for (int k = 0; k < 2; ++k) {
     ordinal_t* b = begin_host.data() + k * (size_t(num_sub) + 1);

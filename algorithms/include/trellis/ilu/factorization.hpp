@@ -15,6 +15,7 @@
 #include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/sum_array.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/ilu/block_factors.hpp"
@@ -79,7 +80,7 @@ KOKKOS_INLINE_FUNCTION void factor_row(const Member& m, int V, const F& f, const
       [&](int lane, Scalar& s) {
         for (offset_t p = lane; p < len; p += V) {
           const Scalar* blk = block(p);
-          for (int t = 0; t < BB; ++t) s = Kokkos::Experimental::fmax(s, Kokkos::Experimental::fabs(blk[t]));
+          for (int t = 0; t < BB; ++t) s = math::fmax(s, math::fabs(blk[t]));
         }
       },
       Kokkos::Max<Scalar>(scale));
@@ -193,7 +194,7 @@ Kokkos::View<ordinal_t*, Device> make_pivot_status(
 template <class Device>
 FactorizationOutcome read_pivot_status(const typename Device::execution_space& space,
                                        Kokkos::View<ordinal_t*, Device> status, ordinal_t n) {
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), status, Kokkos::WithoutInitializing);
+  auto h = compat::create_mirror_view_uninitialized(Kokkos::HostSpace(), status);
   Kokkos::deep_copy(space, h, status);
   space.fence();  // the host reads the status
   FactorizationOutcome out;

@@ -34,6 +34,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/tickets.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/structured/stencil.hpp"
@@ -201,7 +202,7 @@ WavefrontLayout<Device> make_wavefront_layout(const typename Device::execution_s
         int hi, hj, lev;
         wavefront_coordinates(t, nx, ny, p, hi, hj, lev);
         const long cell = long(lev) * H + hj;
-        Kokkos::atomic_increment(&count(cell));
+        compat::atomic_increment(&count(cell));
         Kokkos::atomic_fetch_min(&first_hat(cell), hi);
       });
   // base(cell) = (points in earlier cells) - first î of the cell

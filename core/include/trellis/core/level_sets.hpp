@@ -10,7 +10,6 @@
 // Two implementations that must agree: a serial host reference and a device
 // analysis (one sync-free pass over the rows in solve order).
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_Sorting.hpp>
 #include <Kokkos_Sort.hpp>
 #include <algorithm>
 #include <string>
@@ -23,6 +22,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/tickets.hpp"
 #include "trellis/core/triangle.hpp"
 
@@ -129,7 +129,7 @@ void sort_keys(View keys) {
     exec().fence();
     std::sort(keys.data(), keys.data() + keys.extent(0));
   } else {
-    KokkosKernels::Impl::bitonicSort<View, exec, std::int64_t>(keys);
+    compat::bitonic_sort<View, exec, std::int64_t>(keys);
   }
 }
 
@@ -251,7 +251,7 @@ LevelSets<Device> analyze_levels(const CsrMatrix<Scalar, Device>& A, Triangle tr
   Kokkos::View<offset_t*, Device> level_ptr("trellis::level_ptr", size_t(num_levels) + 1);
   Kokkos::parallel_for(
       "trellis::levels::level_sizes", policy(0, n),
-      KOKKOS_LAMBDA(ordinal_t i) { Kokkos::atomic_increment(&level_ptr(row_level(i) + 1)); });
+      KOKKOS_LAMBDA(ordinal_t i) { compat::atomic_increment(&level_ptr(row_level(i) + 1)); });
   Kokkos::parallel_scan(
       "trellis::levels::level_ptr", policy(0, num_levels + 1), KOKKOS_LAMBDA(ordinal_t l, offset_t & sum, bool final) {
         sum += level_ptr(l);

@@ -6,13 +6,13 @@
 // A Permutation holds both directions: new_to_old[i] is the original index of
 // new index i, old_to_new its inverse.
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_SparseUtils.hpp>
 #include <string>
 #include <vector>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/view_arena.hpp"
 
 namespace trellis {
@@ -131,7 +131,7 @@ GatheredPattern<Device> gather_pattern(
           source(pos) = k;
         }
       });
-  if (map_columns) KokkosKernels::Impl::sort_crs_matrix<exec>(g.row_map, g.entries, g.source);
+  if (map_columns) compat::sort_crs_matrix<exec>(g.row_map, g.entries, g.source);
   return g;
 }
 

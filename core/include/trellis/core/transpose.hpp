@@ -3,9 +3,9 @@
 // columns, on A's device. Kokkos Kernels does the transpose; its output rows
 // are filled by atomics, so they are sorted afterwards to stay canonical.
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_SparseUtils.hpp>
 
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 
 namespace trellis {
 
@@ -16,11 +16,10 @@ CsrMatrix<Scalar, Device> transpose(const CsrMatrix<Scalar, Device>& A) {
   Kokkos::View<offset_t*, Device> t_map("trellis::transpose_row_map", size_t(A.num_cols) + 1);
   typename M::index_type t_ent(Kokkos::ViewAllocateWithoutInitializing("trellis::transpose_entries"), A.nnz());
   typename M::values_type t_val(Kokkos::ViewAllocateWithoutInitializing("trellis::transpose_values"), A.nnz());
-  KokkosKernels::Impl::transpose_matrix<typename M::row_map_type, typename M::index_type, typename M::values_type,
-                                        decltype(t_map), typename M::index_type, typename M::values_type,
-                                        decltype(t_map), exec>(A.num_rows, A.num_cols, A.row_map, A.entries, A.values,
-                                                               t_map, t_ent, t_val);
-  KokkosKernels::Impl::sort_crs_matrix<exec>(t_map, t_ent, t_val);
+  compat::transpose_matrix<typename M::row_map_type, typename M::index_type, typename M::values_type, decltype(t_map),
+                           typename M::index_type, typename M::values_type, decltype(t_map), exec>(
+      A.num_rows, A.num_cols, A.row_map, A.entries, A.values, t_map, t_ent, t_val);
+  compat::sort_crs_matrix<exec>(t_map, t_ent, t_val);
   return M(A.num_cols, A.num_rows, t_map, t_ent, t_val);
 }
 

@@ -5,6 +5,7 @@
 // K2 = M: it iterates on the true residual with M^{-1} applied whole, which
 // is what lets a fused preconditioner (one kernel for L, D and U) serve.
 #include "trellis/core/eti.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/name_table.hpp"
 #include "trellis/solvers/detail/bicgstab_steps.hpp"
 #include "trellis/solvers/detail/krylov_support.hpp"
@@ -40,7 +41,7 @@ struct BicgstabWorkspace {
     };
     if (scalars.extent(0) != size_t(slots::count)) {
       scalars = alloc("trellis::bicgstab::scalars", slots::count);
-      host_scalars = Kokkos::create_mirror_view(Kokkos::HostSpace(), scalars, Kokkos::WithoutInitializing);
+      host_scalars = compat::create_mirror_view_uninitialized(Kokkos::HostSpace(), scalars);
     }
     if (r.extent(0) == n) return;
     for (vec* x : {&r, &rhat, &p, &v, &s, &t, &phat, &shat, &w, &d})  // each written before it is read

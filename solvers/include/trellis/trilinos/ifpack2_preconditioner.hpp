@@ -32,9 +32,9 @@
 // and refactors them in place (BuiltPreconditioner::numeric), skipping the
 // work when they are still the ones initialize() factored. A changed pattern
 // is a StructureError that says to call initialize().
+#include <Kokkos_Core.hpp>
 #include <Ifpack2_Details_CanChangeMatrix.hpp>
 #include <Ifpack2_Preconditioner.hpp>
-#include <Kokkos_Core.hpp>
 #include <Teuchos_Array.hpp>
 #include <Teuchos_ParameterList.hpp>
 #include <Teuchos_RCP.hpp>
@@ -83,7 +83,8 @@ inline Ifpack2Settings read_parameters(const Teuchos::ParameterList& list, Ifpac
     const std::string& name = list.name(it);
     if (!valid->isParameter(name)) {
       std::string known;
-      for (auto v = valid->begin(); v != valid->end(); ++v) known += (known.empty() ? "\"" : ", \"") + valid->name(v) + "\"";
+      for (auto v = valid->begin(); v != valid->end(); ++v)
+        known += (known.empty() ? "\"" : ", \"") + valid->name(v) + "\"";
       throw InputError(where + "unknown parameter \"" + name + "\"; the parameters are " + known);
     }
     if (list.entry(it).getAny().type() != valid->getEntry(name).getAny().type())
@@ -234,9 +235,9 @@ class Ifpack2Preconditioner : virtual public Ifpack2::Preconditioner<SC, LO, GO,
     if (mode != Teuchos::NO_TRANS) throw InputError(where + "only M^{-1} (Teuchos::NO_TRANS) is available");
     const size_t n = size_t(block_.num_rows);
     if (X.getNumVectors() != Y.getNumVectors() || X.getLocalLength() != n || Y.getLocalLength() != n)
-      throw InputError(where + "X has " + std::to_string(X.getLocalLength()) + "x" +
-                       std::to_string(X.getNumVectors()) + " local entries, Y " + std::to_string(Y.getLocalLength()) +
-                       "x" + std::to_string(Y.getNumVectors()) + ", expected " + std::to_string(n) + " rows");
+      throw InputError(where + "X has " + std::to_string(X.getLocalLength()) + "x" + std::to_string(X.getNumVectors()) +
+                       " local entries, Y " + std::to_string(Y.getLocalLength()) + "x" +
+                       std::to_string(Y.getNumVectors()) + ", expected " + std::to_string(n) + " rows");
     Kokkos::Timer timer;
     // Z = M^{-1} X straight into Y when nothing is to be combined and X is not Y.
     const bool direct = alpha == SC(1) && beta == SC(0) && &X != &Y;

@@ -3,6 +3,7 @@
 // compile-time block size, 1 for CSR). Blocks are row-major.
 #include <Kokkos_Core.hpp>
 
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/types.hpp"
 
 namespace trellis::ilu::detail {
@@ -57,7 +58,7 @@ template <class Status>
 KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int st) {
   if (st == pivot_tiny) Kokkos::atomic_fetch_min(&status(0), i);
   if (st == pivot_not_finite) Kokkos::atomic_fetch_min(&status(1), i);
-  if (st == pivot_boosted) Kokkos::atomic_increment(&status(2));
+  if (st == pivot_boosted) compat::atomic_increment(&status(2));
 }
 
 /// inv = A^{-1} by Gauss-Jordan elimination with partial pivoting inside the
@@ -85,10 +86,10 @@ KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tin
 #pragma unroll
   for (int c = 0; c < B; ++c) {
     int p = c;  // the first row with the largest |a(r, c)|, r >= c
-    Scalar largest = Kokkos::Experimental::fabs(a[c * B + c]);
+    Scalar largest = math::fabs(a[c * B + c]);
 #pragma unroll
     for (int r = c + 1; r < B; ++r) {
-      const Scalar v = Kokkos::Experimental::fabs(a[r * B + c]);
+      const Scalar v = math::fabs(a[r * B + c]);
       if (v > largest) largest = v, p = r;
     }
     perm[c] = p;
@@ -102,9 +103,9 @@ KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tin
         }
     Scalar piv = a[c * B + c];
     int failure = pivot_ok;
-    if (!Kokkos::Experimental::isfinite(piv))
+    if (!math::isfinite(piv))
       failure = pivot_not_finite;
-    else if (Kokkos::Experimental::fabs(piv) <= tiny || !Kokkos::Experimental::isfinite(Scalar(1) / piv)) {
+    else if (math::fabs(piv) <= tiny || !math::isfinite(Scalar(1) / piv)) {
       // (a subnormal pivot's reciprocal is Inf: as good as zero)
       if (!(boost > 0)) failure = pivot_tiny;
       piv = piv < 0 ? -boost : boost;

@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
 
@@ -171,7 +172,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
         }
         for (int t = 0; t < BB; ++t) {
           s.val(p * BB + t) = blk[t];
-          largest = Kokkos::Experimental::fmax(largest, Kokkos::Experimental::fabs(blk[t]));
+          largest = math::fmax(largest, math::fabs(blk[t]));
         }
       },
       Kokkos::Max<Scalar>(scale));

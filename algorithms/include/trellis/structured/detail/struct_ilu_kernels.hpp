@@ -23,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/eti.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
 #include "trellis/structured/wavefront_layout.hpp"
 
@@ -101,7 +102,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     for (int e = 0; e < entries; ++e) {
       if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
       for (int c = 0; c < B; ++c) {
-        const Scalar v = Kokkos::Experimental::fabs(row(e, c));
+        const Scalar v = math::fabs(row(e, c));
         scale = v > scale ? v : scale;
       }
     }
@@ -143,7 +144,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     // on a failure the inverse is zero, so dependants finish; the error is raised after
     const int status =
         ilu::detail::block_invert<B>(block, block, Scalar(tolerance) * unit, Scalar(boost) * unit, &column);
-    if (status == ilu::detail::pivot_boosted) Kokkos::atomic_increment(&boosted());
+    if (status == ilu::detail::pivot_boosted) compat::atomic_increment(&boosted());
     if (status == ilu::detail::pivot_tiny || status == ilu::detail::pivot_not_finite) {
       const long p = pt.i + long(nx) * (pt.j + long(ny) * pt.k);
       Kokkos::atomic_fetch_min(&first(),
@@ -182,7 +183,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         for (int e = 0; e < entries; ++e) {
           if (q_of(e) < 0) continue;
           for (int c = 0; c < B; ++c) {
-            const Scalar v = Kokkos::Experimental::fabs(values(F.at(e, pos, r, c)));
+            const Scalar v = math::fabs(values(F.at(e, pos, r, c)));
             scale = v > scale ? v : scale;
           }
         }

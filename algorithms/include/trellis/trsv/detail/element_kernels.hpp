@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/tickets.hpp"
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
@@ -79,7 +80,7 @@ KOKKOS_INLINE_FUNCTION void push_column(const Member& m, const Columns& columns,
     const ordinal_t i = columns.row_ind(k);
     Kokkos::atomic_add(&x(i), -columns.values(k) * xj);
     Kokkos::memory_fence();
-    Kokkos::atomic_increment(&counters(i));
+    compat::atomic_increment(&counters(i));
   });
 }
 

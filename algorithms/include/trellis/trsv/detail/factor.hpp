@@ -5,12 +5,12 @@
 // strict triangle. The symbolic phase builds the pattern once, the numeric
 // phase gathers new values into it.
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_SparseUtils.hpp>
 #include <string>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/csr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/core/triangle.hpp"
 
@@ -154,7 +154,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
     auto col_map = f.columns.col_map;
     Kokkos::parallel_for(
         "trellis::trsv::csc_count", policy(space, 0, f.nnz_strict),
-        KOKKOS_LAMBDA(offset_t k) { Kokkos::atomic_increment(&col_map(col_ind(k) + 1)); });
+        KOKKOS_LAMBDA(offset_t k) { compat::atomic_increment(&col_map(col_ind(k) + 1)); });
     Kokkos::parallel_scan(
         "trellis::trsv::csc_scan", policy(space, 0, n + 1), KOKKOS_LAMBDA(ordinal_t j, offset_t & sum, bool final) {
           sum += col_map(j);
@@ -175,7 +175,7 @@ TriangularFactor<Scalar, Device> analyze_factor(const typename Device::execution
             col_source(q) = row_source(p);
           }
         });
-    on_default_instance(space, [&] { KokkosKernels::Impl::sort_crs_matrix<exec>(col_map, row_ind, col_source); });
+    on_default_instance(space, [&] { compat::sort_crs_matrix<exec>(col_map, row_ind, col_source); });
     f.has_csc = true;
   }
 
@@ -272,8 +272,7 @@ void load_factor_values(const typename Device::execution_space& space, Triangula
       "trellis::trsv::pivots", policy(space, 0, f.n),
       KOKKOS_LAMBDA(ordinal_t i, ordinal_t & first_bad) {
         const Scalar a = unit ? Scalar(1) : separate ? diagonal(i) : t_val(diag_source(i));
-        const bool ok =
-            a != Scalar(0) && Kokkos::Experimental::isfinite(a) && Kokkos::Experimental::isfinite(Scalar(1) / a);
+        const bool ok = a != Scalar(0) && math::isfinite(a) && math::isfinite(Scalar(1) / a);
         inv_diag(i) = Scalar(1) / a;
         if (!ok && i < first_bad) first_bad = i;
       },

@@ -31,6 +31,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
@@ -327,7 +328,7 @@ void tile_syncfree_solve(const typename Device::execution_space& space, const Tr
           for (int r = 0; r < tile_size; ++r)
             if (acc[r] != Scalar(0)) Kokkos::atomic_add(&left_sum(I * tile_size + r), acc[r]);
           Kokkos::memory_fence();  // release: the sums before the count
-          Kokkos::atomic_increment(&counters(I));
+          compat::atomic_increment(&counters(I));
         });
       },
       bytes);

@@ -10,7 +10,6 @@
 // both triangles share one storage and one pair of kernels. Built on the
 // device; the host reads only sizes and the report.
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_SparseUtils.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -18,6 +17,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/level_sets.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 #include "trellis/trsv/detail/levelset_plan.hpp"
@@ -273,7 +273,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   Kokkos::parallel_for(
       "trellis::tile::tile_entry_ptr", policy(space, 0, nt + 1),
       KOKKOS_LAMBDA(ordinal_t I) { tile_entry_ptr(I) = entry_ptr(I * tile_size < n ? I * tile_size : n); });
-  on_default_instance(space, [&] { KokkosKernels::Impl::sort_crs_matrix<exec>(tile_entry_ptr, keys, sources); });
+  on_default_instance(space, [&] { compat::sort_crs_matrix<exec>(tile_entry_ptr, keys, sources); });
 
   // Tiles per tile row (off-diagonal), then each tile's column and entries.
   p.tile_row_ptr = offsets(Kokkos::view_alloc(space, "trellis::tile::tile_row_ptr"), size_t(nt) + 1);
@@ -399,7 +399,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   const auto tile_by_col = p.tile_by_col;
   Kokkos::parallel_for(
       "trellis::tile::csc_count", policy(space, 0, nod),
-      KOKKOS_LAMBDA(offset_t t) { Kokkos::atomic_increment(&tile_col_ptr(tile_col(t) + 1)); });
+      KOKKOS_LAMBDA(offset_t t) { compat::atomic_increment(&tile_col_ptr(tile_col(t) + 1)); });
   Kokkos::parallel_scan(
       "trellis::tile::csc_scan", policy(space, 0, nt + 1), KOKKOS_LAMBDA(ordinal_t J, offset_t & sum, bool final) {
         sum += tile_col_ptr(J);
@@ -415,8 +415,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
           row_keys(q) = tile_row(t);
           tile_by_col(q) = t;
         });
-    on_default_instance(space,
-                        [&] { KokkosKernels::Impl::sort_crs_matrix<exec>(tile_col_ptr, row_keys, tile_by_col); });
+    on_default_instance(space, [&] { compat::sort_crs_matrix<exec>(tile_col_ptr, row_keys, tile_by_col); });
   }
 
   // Sync-free state: counters count epochs, so never need resetting.

@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/solvers/detail/vector_ops.hpp"
 
 namespace trellis::detail {
@@ -37,17 +38,14 @@ struct IterationScalars {
   KOKKOS_INLINE_FUNCTION Scalar alpha() const { return rho() / s(vr); }
   KOKKOS_INLINE_FUNCTION Scalar omega() const { return s(ts) / s(tt); }
   KOKKOS_INLINE_FUNCTION Scalar beta() const { return (rho_next() / rho()) * (alpha() / omega()); }
-  KOKKOS_INLINE_FUNCTION double snorm() const { return Kokkos::Experimental::sqrt(double(s(ss))); }
+  KOKKOS_INLINE_FUNCTION double snorm() const { return math::sqrt(double(s(ss))); }
   /// (v, r0^) finite and non-zero: alpha can be formed.
-  KOKKOS_INLINE_FUNCTION bool alpha_usable() const {
-    return Kokkos::Experimental::isfinite(double(s(vr))) && s(vr) != Scalar(0);
-  }
+  KOKKOS_INLINE_FUNCTION bool alpha_usable() const { return math::isfinite(double(s(vr))) && s(vr) != Scalar(0); }
   /// ||s|| already meets the tolerance: the iterate takes alpha's half step only.
   KOKKOS_INLINE_FUNCTION bool half_step_converged() const { return alpha_usable() && snorm() <= double(s(stop)); }
   /// (t, t) and (t, s) finite and non-zero: omega can be formed.
   KOKKOS_INLINE_FUNCTION bool omega_usable() const {
-    return Kokkos::Experimental::isfinite(double(s(tt))) && Kokkos::Experimental::isfinite(double(s(ts))) &&
-           s(tt) != Scalar(0) && s(ts) != Scalar(0);
+    return math::isfinite(double(s(tt))) && math::isfinite(double(s(ts))) && s(tt) != Scalar(0) && s(ts) != Scalar(0);
   }
   /// The whole iteration is applied to the iterate, r and p.
   KOKKOS_INLINE_FUNCTION bool full_step_taken() const {

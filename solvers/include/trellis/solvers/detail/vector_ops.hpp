@@ -32,6 +32,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/sum_array.hpp"
 #include "trellis/distributed/communicator.hpp"
 
@@ -160,7 +161,7 @@ double max_abs(const ExecSpace& space, const X& x,
   Kokkos::parallel_reduce(
       "trellis::max_abs", trellis::RangePolicy<ExecSpace>(space, 0, x.extent(0)),
       KOKKOS_LAMBDA(size_t i, double& acc) {
-        const double a = Kokkos::Experimental::fabs(double(x(i)));
+        const double a = math::fabs(double(x(i)));
         if (a > acc) acc = a;
       },
       Kokkos::Max<double>(m));

@@ -6,6 +6,7 @@
 #include "trellis/core/backend.hpp"
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/csr_matrix.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 
 #include "trellis/core/errors.hpp"
 #include "trellis/solvers/preconditioner.hpp"
@@ -30,7 +31,7 @@ ordinal_t invert_diagonal(const CsrMatrix<Scalar, Device>& A, Kokkos::View<Scala
         for (offset_t k = map(i); k < map(i + 1); ++k)
           if (ent(k) == i) d += val(k);
         inv(i) = Scalar(1) / d;
-        const bool ok = d != Scalar(0) && Kokkos::Experimental::isfinite(inv(i)) && Kokkos::Experimental::isfinite(d);
+        const bool ok = d != Scalar(0) && math::isfinite(inv(i)) && math::isfinite(d);
         if (!ok && i < first_bad) first_bad = i;
       },
       Kokkos::Min<ordinal_t>(bad));

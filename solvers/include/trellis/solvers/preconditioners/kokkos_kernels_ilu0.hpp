@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/ilu/global_ilu0.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 
@@ -33,8 +34,8 @@ class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
     using KokkosSparse::Experimental::SPTRSVAlgorithm;
     lower_.create_sptrsv_handle(SPTRSVAlgorithm::SEQLVLSCHD_TP1, L_.num_rows, true);
     upper_.create_sptrsv_handle(SPTRSVAlgorithm::SEQLVLSCHD_TP1, U_.num_rows, false);
-    KokkosSparse::Experimental::sptrsv_symbolic(&lower_, L_.row_map, L_.entries);
-    KokkosSparse::Experimental::sptrsv_symbolic(&upper_, U_.row_map, U_.entries);
+    compat::sptrsv::sptrsv_symbolic(&lower_, L_.row_map, L_.entries);
+    compat::sptrsv::sptrsv_symbolic(&upper_, U_.row_map, U_.entries);
     exec().fence();
     analysis_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -48,10 +49,10 @@ class KokkosKernelsIlu0Preconditioner : public Preconditioner<Scalar, Device> {
     apply_right_on(space, work_, z);
   }
   void apply_left_on(const execution_space&, const_vector_type r, vector_type z) const override {
-    KokkosSparse::Experimental::sptrsv_solve(&lower_, L_.row_map, L_.entries, L_.values, r, z);
+    compat::sptrsv::sptrsv_solve(&lower_, L_.row_map, L_.entries, L_.values, r, z);
   }
   void apply_right_on(const execution_space&, const_vector_type r, vector_type z) const override {
-    KokkosSparse::Experimental::sptrsv_solve(&upper_, U_.row_map, U_.entries, U_.values, r, z);
+    compat::sptrsv::sptrsv_solve(&upper_, U_.row_map, U_.entries, U_.values, r, z);
   }
 
  private:
