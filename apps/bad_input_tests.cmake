@@ -279,6 +279,20 @@ trellis_bad_input_cli(solution_to_full_disk 1 "trellis solve: error: write_matri
                       solve lap2d5:8x8 --write-solution /dev/full)
 trellis_bad_input_cli(history_svg 1 "trellis solve: error: --history takes the CSV's path"
                       solve lap2d5:8x8 --history ${_bad_input_dir}/h.svg)
+# Extreme inputs that used to end "non-finite" without a word (issue 61): a b
+# whose 2-norm overflows a double is solved (scaled by its largest entry), an
+# x0 whose norm overflows is refused by name; --history on a device file is
+# refused (its plot would go to /dev/null.svg); a .gz solution is gzip.
+file(WRITE ${_bad_input_dir}/huge_vector.mtx "%%MatrixMarket matrix array real general\n16 1\n")
+foreach(_i RANGE 1 16)
+  file(APPEND ${_bad_input_dir}/huge_vector.mtx "5e307\n")
+endforeach()
+trellis_bad_input_cli(rhs_norm_overflows 0 "converged" solve lap2d5:4x4 --rhs ${_bad_input_dir}/huge_vector.mtx)
+trellis_bad_input_cli(x0_norm_overflows 1
+                      "trellis solve: error: --x0 '.*huge_vector.mtx': its 2-norm overflows a double \\(largest entry 5e\\+307\\)"
+                      solve lap2d5:4x4 --x0 ${_bad_input_dir}/huge_vector.mtx)
+trellis_bad_input_cli(history_device_file 1 "trellis solve: error: --history '/dev/null' is not a regular file"
+                      solve lap2d5:4x4 --history /dev/null)
 add_test(NAME cli_rhs_x0_solution
          COMMAND sh -c "d=$(mktemp -d) && { echo '%%MatrixMarket matrix array real general'; echo '64 1'; for i in $(seq 64); do echo 2.5; done; } > $d/b.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --write-solution $d/x.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --x0 $d/x.mtx --precond jacobi && test $(wc -l < $d/x.mtx) = 66; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli>)

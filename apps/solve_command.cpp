@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -133,6 +134,17 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     if (v.size() != n)
       throw InputError(std::string(what) + " '" + path + "' has " + std::to_string(v.size()) +
                        " entries; the matrix has " + std::to_string(n) + " rows");
+    // The solvers balance an extreme b (with_balanced_rhs), not x0: an x0
+    // whose norm overflows would end "non-finite" without naming it.
+    double largest = 0, sum = 0;
+    for (double e : v) largest = std::max(largest, std::abs(e));
+    for (double e : v) sum += largest > 0 ? (e / largest) * (e / largest) : 0;
+    if (std::string(what) == "--x0" && !std::isfinite(largest * std::sqrt(sum))) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", largest);
+      throw InputError("--x0 '" + path + "': its 2-norm overflows a double (largest entry " + text +
+                       "); start from a smaller x0, or scale the system");
+    }
     Kokkos::deep_copy(into, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), n));
   };
   if (a.rhs.empty())
@@ -244,6 +256,11 @@ void probe_writable(const std::string& path, const std::string& what) {
 /// Fails before any solve when the history files cannot be written (a
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
+  std::error_code ec;
+  const auto kind = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind))
+    throw InputError("--history '" + path + "' is not a regular file; it takes the CSV's path (FILE.csv), and the " +
+                     "plot is written beside it (" + plot_path(path) + ")");
   if (plot_path(path) == path)
     throw InputError("--history takes the CSV's path (FILE.csv); the plot is written beside it as FILE.svg, not '" +
                      path + "'");

@@ -4,6 +4,7 @@
 // says, and every breakdown / bad-input status.
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -115,6 +116,39 @@ TYPED_TEST(KrylovOnBackend, TinyAndHugeRightHandSidesAreSolvedNotFaked) {
       for (size_t i = 0; i < x.size(); ++i) x[i] /= magnitude, x_ref[i] /= magnitude;
       EXPECT_LT(test::relative_error(x, x_ref), 1e-6);
     }
+  }
+}
+
+TYPED_TEST(KrylovOnBackend, RightHandSideWhoseNormOverflowsIsSolved) {
+  // Entries of 2e307, finite, whose 2-norm (3.7e308) overflows a double:
+  // the solve is scaled by the largest entry (with_balanced_rhs), and its x
+  // is the x of the same b scaled down to 2e307 * 2^-1000, scaled back.
+  using Device = TypeParam;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCsr H = gallery::laplace3d_7pt(8, 7, 6);
+  const auto A = to_device<Device>(H);
+  std::mt19937_64 rng(seed);
+  HostVec b(H.num_rows), b_small(H.num_rows);
+  for (size_t i = 0; i < b.size(); ++i) {
+    b[i] = (rng() % 2 ? 2e307 : -2e307) * (0.5 + 0.5 * double(rng() % 1000) / 1000);
+    b_small[i] = std::ldexp(b[i], -1000);
+  }
+  ASSERT_TRUE(std::isinf(std::sqrt(std::inner_product(b.begin(), b.end(), b.begin(), 0.0))));
+  JacobiPreconditioner<double, Device> jacobi(A);
+  KrylovOptions o;
+  o.rel_tol = 1e-10;
+  o.max_iterations = 2000;
+  for (Method method : {Method::cg, Method::bicgstab_split, Method::bicgstab_right, Method::gmres}) {
+    SCOPED_TRACE(name(method));
+    HostVec x, x_small;
+    const KrylovResult r = run(method, A, jacobi, b, x, o, seed, /*zero_start=*/true);
+    run(method, A, jacobi, b_small, x_small, o, seed, /*zero_start=*/true);
+    EXPECT_EQ(r.status, KrylovStatus::converged) << to_string(r.status);
+    EXPECT_GT(r.iterations, 0);
+    EXPECT_LT(r.true_relative_residual, 1e-8);
+    for (double& v : x) v = std::ldexp(v, -1000);
+    EXPECT_LT(test::relative_error(x, x_small), 1e-6);
   }
 }
 

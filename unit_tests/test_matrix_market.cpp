@@ -180,6 +180,36 @@ TEST(MatrixMarketRoundTrip, VectorIsBitExact) {
   std::remove(path.c_str());
 }
 
+// A path ending in .gz is written gzip-compressed (the readers' form).
+TEST(MatrixMarketRoundTrip, GzPathIsWrittenCompressed) {
+  const std::vector<double> x{1.0, -1.0 / 3, 2.5e-300};
+  const HostCsr A = csr_from_triplets(2, 3, {0, 1}, {2, 0}, {0.1, -2.5});
+  const std::string xpath = temp_path("x.mtx.gz"), apath = temp_path("A.mtx.gz");
+#if TRELLIS_ENABLE_ZLIB
+  write_matrix_market_vector(xpath, x);
+  write_matrix_market(apath, A);
+  for (const auto& path : {xpath, apath}) {
+    const std::string bytes = read_text(path);
+    ASSERT_GE(bytes.size(), 2u) << path;
+    EXPECT_EQ((unsigned char)bytes[0], 0x1fu) << path << ": not gzip";
+    EXPECT_EQ((unsigned char)bytes[1], 0x8bu) << path << ": not gzip";
+  }
+  const std::vector<double> y = read_matrix_market_vector(xpath);
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t k = 0; k < x.size(); ++k) EXPECT_EQ(bits(y[k]), bits(x[k])) << "index " << k;
+  expect_matrix(read_matrix_market(apath), 2, 3, {{0, 2, 0.1}, {1, 0, -2.5}});
+  std::remove(xpath.c_str());
+  std::remove(apath.c_str());
+#else
+  try {
+    write_matrix_market_vector(xpath, x);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("without zlib"), std::string::npos) << e.what();
+  }
+#endif
+}
+
 TEST(MatrixMarketRoundTrip, EmptyMatrixAndVector) {
   const HostCsr A = csr_from_triplets(4, 2, {}, {}, {});
   const std::string path = temp_path("A.mtx");

@@ -759,14 +759,31 @@ std::string read_header_text(const std::string& path) {
 }
 
 // Buffered output that turns every failure into an InputError naming the file.
+// A file written in 1 MB chunks; a path ending in .gz is written gzip-
+// compressed (as the readers take it), or refused by name without zlib.
 class OutFile {
  public:
   OutFile(const std::string& path, const char* who) : path_(path), who_(who), buf_(kChunk) {
-    f_ = std::fopen(path.c_str(), "wb");
-    if (!f_) fail("cannot open '" + path_ + "' for writing");
+    const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (gzip) {
+#if TRELLIS_ENABLE_ZLIB
+      gz_ = gzopen(path.c_str(), "wb6");
+      if (!gz_) fail("cannot open '" + path_ + "' for writing");
+#else
+      throw InputError(who_ + ": '" + path_ +
+                       "' ends in .gz, but this Trellis was built without zlib (TRELLIS_ENABLE_ZLIB); "
+                       "give a path without .gz");
+#endif
+    } else {
+      f_ = std::fopen(path.c_str(), "wb");
+      if (!f_) fail("cannot open '" + path_ + "' for writing");
+    }
   }
   ~OutFile() {
     if (f_) std::fclose(f_);
+#if TRELLIS_ENABLE_ZLIB
+    if (gz_) gzclose(gz_);
+#endif
   }
   OutFile(const OutFile&) = delete;
   OutFile& operator=(const OutFile&) = delete;
@@ -783,6 +800,14 @@ class OutFile {
   }
   void close() {
     flush();
+#if TRELLIS_ENABLE_ZLIB
+    if (gz_) {
+      gzFile g = gz_;
+      gz_ = nullptr;
+      if (gzclose(g) != Z_OK) fail("error writing '" + path_ + "'");
+      return;
+    }
+#endif
     FILE* f = f_;
     f_ = nullptr;
     if (std::fclose(f) != 0) fail("error writing '" + path_ + "'");
@@ -792,7 +817,15 @@ class OutFile {
   static constexpr size_t kChunk = size_t(1) << 20;
 
   void flush() {
-    if (used_ && std::fwrite(buf_.data(), 1, used_, f_) != used_) fail("error writing '" + path_ + "'");
+    if (!used_) return;
+#if TRELLIS_ENABLE_ZLIB
+    if (gz_) {
+      if (gzwrite(gz_, buf_.data(), unsigned(used_)) != int(used_)) fail("error writing '" + path_ + "'");
+      used_ = 0;
+      return;
+    }
+#endif
+    if (std::fwrite(buf_.data(), 1, used_, f_) != used_) fail("error writing '" + path_ + "'");
     used_ = 0;
   }
   [[noreturn]] void fail(const std::string& what) const {
@@ -801,6 +834,9 @@ class OutFile {
 
   std::string path_, who_;
   FILE* f_ = nullptr;
+#if TRELLIS_ENABLE_ZLIB
+  gzFile gz_ = nullptr;
+#endif
   std::vector<char> buf_;
   size_t used_ = 0;
 };

@@ -30,8 +30,8 @@
 #include <KokkosSparse_Utils.hpp>
 #else
 #define TRELLIS_KOKKOSKERNELS_4 0
-#include <KokkosKernels_SparseUtils.hpp>
 #include <KokkosKernels_Sorting.hpp>
+#include <KokkosKernels_SparseUtils.hpp>
 #endif
 
 namespace KokkosSparse::Experimental {}
@@ -82,9 +82,8 @@ void sort_crs_matrix(const RowMap& row_map, const Entries& entries, const Values
 /// The transpose of a CSR matrix into preallocated views (t_row_map zeroed).
 template <class RowMap, class Entries, class Values, class TRowMap, class TEntries, class TValues, class Work,
           class Exec, class Ordinal>
-void transpose_matrix(Ordinal rows, Ordinal cols, const RowMap& row_map, const Entries& entries,
-                      const Values& values, const TRowMap& t_row_map, const TEntries& t_entries,
-                      const TValues& t_values) {
+void transpose_matrix(Ordinal rows, Ordinal cols, const RowMap& row_map, const Entries& entries, const Values& values,
+                      const TRowMap& t_row_map, const TEntries& t_entries, const TValues& t_values) {
 #if TRELLIS_KOKKOSKERNELS_4
   KokkosSparse::Impl::transpose_matrix<RowMap, Entries, Values, TRowMap, TEntries, TValues, Work, Exec>(
       rows, cols, row_map, entries, values, t_row_map, t_entries, t_values);

@@ -115,13 +115,16 @@ double true_relative_residual(const typename Device::execution_space& space, con
 /// 2^k (b' = 2^k b, x = 2^k x on entry and back on exit, abs_tol scaled too)
 /// when ||b|| lies outside [2^-300, 2^300]: the iterations' sums of squares
 /// then neither underflow to 0 (a false "converged" at x = 0) nor overflow.
+/// Finite entries whose norm overflows a double (entries near DBL_MAX) are
+/// scaled by their largest.
 /// Inside that range it calls solve(b, o) untouched (results bit for bit as
 /// before). Relative residuals, histories and statuses are scale-free.
 template <class Scalar, class Device, class Solve>
 KrylovResult with_balanced_rhs(const typename Device::execution_space& space, const distributed::Communicator& comm,
                                Kokkos::View<const Scalar*, Device> b, Kokkos::View<Scalar*, Device> x,
                                const KrylovOptions& o, const Solve& solve) {
-  const double bnorm = norm2(space, b, comm);
+  double bnorm = norm2(space, b, comm);
+  if (std::isinf(bnorm)) bnorm = max_abs(space, b, comm);  // the norm overflowed: the largest entry sets the scale
   int e = 0;
   std::frexp(bnorm, &e);  // bnorm = m 2^e, m in [0.5, 1)
   if (!(bnorm > 0) || !std::isfinite(bnorm) || (e > -300 && e < 300)) return solve(b, o);
