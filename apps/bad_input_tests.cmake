@@ -264,7 +264,7 @@ trellis_bad_input_cli(form_with_gmres 1 "trellis solve: error: --form is BiCGSTA
 trellis_bad_input_cli(kron_twice 1 "trellis solve: error: --kron given twice"
                       solve --kron M.mtx L.mtx A.mtx B.mtx --kron M.mtx L.mtx A.mtx B.mtx --tau 1)
 add_test(NAME cli_version_says_kokkos COMMAND trellis_cli version)
-set_tests_properties(cli_version_says_kokkos PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "Kokkos [0-9]+\\.[0-9]+\\.[0-9]+, default execution space .*\nbackends:")
+set_tests_properties(cli_version_says_kokkos PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "Kokkos [0-9]+\\.[0-9]+\\.[0-9]+, Kokkos Kernels [0-9]+\\.[0-9]+\\.[0-9]+, default execution space .*\nbackends:")
 add_test(NAME cli_info_says_auto COMMAND trellis_cli info lap2d5:8x8)
 set_tests_properties(cli_info_says_auto PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "preconditioner  auto: dd, the grid is known")
 
