@@ -51,8 +51,9 @@ std::string bad_kokkos_option(int argc, char** argv) {
   const struct {
     const char* name;
     long lo, hi;
-  } numeric[] = {{"threads", 1, max_threads}, {"numa", 1, 1024},     {"device-id", 0, 1024},  {"num-devices", 1, 1024},
-                 {"device", 0, 1024},         {"ndevices", 1, 1024}, {"skip-device", 0, 1024}};
+  } numeric[] = {{"threads", 1, max_threads}, {"num-threads", 1, max_threads}, {"numa", 1, 1024},
+                 {"device-id", 0, 1024},      {"num-devices", 1, 1024},        {"device", 0, 1024},
+                 {"ndevices", 1, 1024},       {"skip-device", 0, 1024}};
   auto check = [](const std::string& what, const char* text, long lo, long hi) -> std::string {
     char* end = nullptr;
     const long v = std::strtol(text, &end, 10);
@@ -85,6 +86,15 @@ std::string bad_kokkos_option(int argc, char** argv) {
       const std::string bad = check(std::string("environment variable ") + v.name, text, v.lo, v.hi);
       if (!bad.empty()) return bad;
     }
+  // A thread count given as an option and as KOKKOS_NUM_THREADS that
+  // disagree: Kokkos 3.4 throws, Kokkos 4 takes the option without a word.
+  if (const char* env = std::getenv("KOKKOS_NUM_THREADS"))
+    for (int i = 1; i < argc; ++i)
+      for (const char* form : {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="})
+        if (std::strncmp(argv[i], form, std::strlen(form)) == 0 &&
+            std::strtol(argv[i] + std::strlen(form), nullptr, 10) != std::strtol(env, nullptr, 10))
+          return std::string(argv[i]) + " and the environment variable KOKKOS_NUM_THREADS=" + env +
+                 " disagree; give one";
   // OpenMP's own count (a list, one per nesting level): 100000 threads
   // crashed the OpenMP runtime before Kokkos said anything.
   if (const char* text = std::getenv("OMP_NUM_THREADS")) {
@@ -98,6 +108,27 @@ std::string bad_kokkos_option(int argc, char** argv) {
     }
   }
   return "";
+}
+
+/// The host thread count's option in the spelling of the Kokkos this build
+/// uses: --kokkos-threads=N (Kokkos 3.4; 4.x no longer reads it),
+/// --kokkos-num-threads=N (Kokkos 3.7 on; 3.4 does not know it) and the
+/// legacy --threads=N all work. Rewrites argv in place; `storage` keeps the
+/// new strings.
+void spell_thread_option_for_kokkos(int argc, char** argv, std::vector<std::string>& storage) {
+#if KOKKOS_VERSION >= 30700
+  const std::string ours = "--kokkos-num-threads=";
+#else
+  const std::string ours = "--kokkos-threads=";
+#endif
+  storage.reserve(size_t(argc));  // no reallocation: argv points into it
+  for (int i = 1; i < argc; ++i)
+    for (const char* form : {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="})
+      if (std::strncmp(argv[i], form, std::strlen(form)) == 0) {
+        storage.push_back(ours + (argv[i] + std::strlen(form)));
+        argv[i] = storage.back().data();
+        break;
+      }
 }
 
 /// `trellis COMMAND --help` (or -h): the command's usage, before Kokkos
@@ -159,6 +190,8 @@ int main(int argc, char** argv) {
   // binding (the OpenMP runtime read its settings when it was loaded), which
   // "false" says without the warning.
   setenv("OMP_PROC_BIND", "false", 0);
+  std::vector<std::string> respelled;
+  spell_thread_option_for_kokkos(argc, argv, respelled);
   bool kokkos_help = false;  // Kokkos takes the option out of argv
   for (int i = 1; i < argc; ++i) kokkos_help |= std::strcmp(argv[i], "--kokkos-help") == 0;
   // Kokkos throws on what the checks above do not foresee (an option and

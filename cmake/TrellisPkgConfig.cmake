@@ -51,9 +51,18 @@ function(trellis_install_pkg_config)
   endforeach()
   set(_cflags -std=c++17)
   set(_libs)
-  foreach(_target Kokkos::kokkoskernels Kokkos::kokkoscontainers Kokkos::kokkoscore)
+  # Static libraries in link order; Kokkos 4 adds kokkossimd (and a
+  # header-only kokkosalgorithms), Kokkos 3.4 has neither.
+  foreach(_target Kokkos::kokkoskernels Kokkos::kokkoscontainers Kokkos::kokkosalgorithms Kokkos::kokkossimd
+                  Kokkos::kokkoscore)
     if(NOT TARGET ${_target})
       continue()
+    endif()
+    # Kokkos 4 brings OpenMP as the target OpenMP::OpenMP_CXX, not as a flag of its own.
+    get_target_property(_links ${_target} INTERFACE_LINK_LIBRARIES)
+    if(_links MATCHES "OpenMP::OpenMP_CXX" AND OpenMP_CXX_FLAGS)
+      list(APPEND _cflags ${OpenMP_CXX_FLAGS})
+      list(APPEND _libs ${OpenMP_CXX_FLAGS})
     endif()
     get_target_property(_includes ${_target} INTERFACE_INCLUDE_DIRECTORIES)
     foreach(_dir IN LISTS _includes)
