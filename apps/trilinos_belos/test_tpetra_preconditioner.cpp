@@ -243,6 +243,26 @@ void check_refactorization(const Teuchos::RCP<const Teuchos::Comm<int>>& comm) {
     std::printf("newton loop (ilu0, %d rows): compute() %.3f ms, fresh initialize()+compute() %.3f ms (%.1fx)\n", n,
                 1e3 * slowest_compute, 1e3 * slowest_fresh, slowest_fresh / slowest_compute);
 
+  // A zero pivot in compute(): a PivotError, and the preconditioner is not
+  // computed (apply refuses) until a compute() of good values.
+  auto set_diagonal = [&](double d) {
+    A->resumeFill();
+    for (size_t i = 0; i < local_num_elements(*A->getRowMap()); ++i) {
+      const auto g = A->getRowMap()->getGlobalElement(i);
+      A->replaceGlobalValues(g, Teuchos::tuple(g), Teuchos::tuple(d));
+    }
+    A->fillComplete();
+  };
+  set_diagonal(0.0);
+  check_throws<trellis::PivotError>([&] { M.compute(); }, "pivot", "compute() of a zero diagonal");
+  check(!M.isComputed(), "a failed compute() left the preconditioner computed");
+  check_throws<trellis::InputError>([&] { M.apply(x, y); }, "compute() first", "apply() after a failed compute()");
+  set_diagonal(3.0);
+  M.compute();
+  block_times(M.local_block(), v, x);
+  M.apply(x, y);
+  check(relative_difference(y, v) < 1e-12, "compute() after a failed one: M^{-1} B v != v");
+
   // A new pattern needs initialize(): compute() says so.
   auto B = laplace2d(comm, 40);
   M.setMatrix(B);

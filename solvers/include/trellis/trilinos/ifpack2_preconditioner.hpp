@@ -204,6 +204,7 @@ class Ifpack2Preconditioner : virtual public Ifpack2::Preconditioner<SC, LO, GO,
     if (!initialized_) initialize();
     const auto A = checked_matrix("compute");
     Kokkos::Timer timer;
+    computed_ = false;  // until the new values are factored (a failed pivot leaves it so)
     if (block_.num_rows > 0) {
       HostCsr block = local_diagonal_block(*A);
       const bool unchanged = factored_values_.size() == size_t(block.values.extent(0)) &&
@@ -212,7 +213,6 @@ class Ifpack2Preconditioner : virtual public Ifpack2::Preconditioner<SC, LO, GO,
         try {
           built_.numeric(block);  // checks that the pattern is the one initialize() analysed
         } catch (const StructureError& e) {
-          computed_ = false;
           throw StructureError(std::string(e.what()) +
                                " (trellis::trilinos::Ifpack2Preconditioner::compute: the matrix's pattern changed "
                                "since initialize(); call initialize() again)");
