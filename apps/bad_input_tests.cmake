@@ -291,8 +291,41 @@ trellis_bad_input_cli(rhs_norm_overflows 0 "converged" solve lap2d5:4x4 --rhs ${
 trellis_bad_input_cli(x0_norm_overflows 1
                       "trellis solve: error: --x0 '.*huge_vector.mtx': its 2-norm overflows a double \\(largest entry 5e\\+307\\)"
                       solve lap2d5:4x4 --x0 ${_bad_input_dir}/huge_vector.mtx)
-trellis_bad_input_cli(history_device_file 1 "trellis solve: error: --history '/dev/null' is not a regular file"
+trellis_bad_input_cli(history_device_file 1 "trellis solve: error: --history '/dev/null' is in /dev/"
                       solve lap2d5:4x4 --history /dev/null)
+# The forty-first session's misuse pass (596 cases): each refused by name.
+file(WRITE ${_bad_input_dir}/x0_one_huge.mtx "%%MatrixMarket matrix array real general\n16 1\n1e308\n")
+foreach(_i RANGE 2 16)
+  file(APPEND ${_bad_input_dir}/x0_one_huge.mtx "1\n")
+endforeach()
+trellis_bad_input_cli(x0_times_a_overflows 1 "trellis solve: error: --x0 '.*x0_one_huge.mtx': A x0 overflows a double \\(row 1\\)"
+                      solve lap2d5:4x4 --x0 ${_bad_input_dir}/x0_one_huge.mtx)
+trellis_bad_input_cli(history_in_dev 1 "trellis solve: error: --history '/dev/stdout' is in /dev/"
+                      solve lap2d5:4x4 --history /dev/stdout)
+trellis_bad_input_cli(history_gz 1 "trellis solve: error: --history 'h.csv.gz': the history is a plain CSV"
+                      solve lap2d5:4x4 --history h.csv.gz)
+trellis_bad_input_cli(kokkos_threads_plus 1 "trellis: error: --kokkos-threads: '\\+2' is not a whole number"
+                      version --kokkos-threads=+2)
+trellis_bad_input_cli(kokkos_threads_twice 1 "trellis: error: --kokkos-threads=1 and --kokkos-num-threads=2 set one thing"
+                      version --kokkos-threads=1 --kokkos-num-threads=2)
+trellis_bad_input_cli(version_extra_argument 1 "trellis version: error: 'version' takes no arguments \\(got '--foo'\\)"
+                      version --foo)
+trellis_bad_input_cli(pivot_boost_underflows 1 "trellis solve: error: --pivot-boost: 1e-400 underflows to 0"
+                      solve lap2d5:4x4 --precond ilu0 --pivot-boost 1e-400)
+trellis_bad_input_cli(pivot_boost_subnormal 1 "trellis solve: error: --pivot-boost: 1e-320 is subnormal"
+                      solve lap2d5:4x4 --precond ilu0 --pivot-boost 1e-320)
+trellis_bad_input_cli(node_size_without_metis 1 "trellis solve: error: --node-size is METIS's .*the partitioner geometric"
+                      solve lap2d5:16x16 --precond dd --partitioner geometric --node-size 3)
+trellis_bad_input_cli(kron_fallback 1 "trellis solve: error: --fallback has no effect on a Kronecker system"
+                      solve kron-stokes:2x2x2 --fallback always)
+add_test(NAME bad_input_cli_kokkos_numa_and_env
+         COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUMA=2 $<TARGET_FILE:trellis_cli> version --kokkos-numa=1)
+set_tests_properties(bad_input_cli_kokkos_numa_and_env PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "trellis: error: --kokkos-numa=1 and the environment variable KOKKOS_NUMA=2 disagree")
+add_test(NAME bad_input_cli_omp_thread_limit
+         COMMAND ${CMAKE_COMMAND} -E env OMP_THREAD_LIMIT=1 $<TARGET_FILE:trellis_cli> version --kokkos-threads=2)
+set_tests_properties(bad_input_cli_omp_thread_limit PROPERTIES LABELS unit
+  PASS_REGULAR_EXPRESSION "trellis: error: --kokkos-threads=2 asks for more threads than OMP_THREAD_LIMIT=1 allows")
 add_test(NAME cli_rhs_x0_solution
          COMMAND sh -c "d=$(mktemp -d) && { echo '%%MatrixMarket matrix array real general'; echo '64 1'; for i in $(seq 64); do echo 2.5; done; } > $d/b.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --write-solution $d/x.mtx && \"$0\" solve lap2d5:8x8 --rhs $d/b.mtx --x0 $d/x.mtx --precond jacobi && test $(wc -l < $d/x.mtx) = 66; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli>)

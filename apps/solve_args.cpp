@@ -3,8 +3,10 @@
 #include "solve_args.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <initializer_list>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -101,6 +103,13 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       const double d = v.empty() || std::isspace((unsigned char)v[0]) ? std::nan("") : std::strtod(v.c_str(), &end);
       if (!end || *end != '\0' || !std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
       if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
+      // A value that underflows (1e-400 reads as 0) or is subnormal would act
+      // as 0 or lose its digits without a word.
+      const size_t digits = v.find_first_of("123456789"), exponent = v.find_first_of("eEpP");
+      if (d == 0 && digits != std::string::npos && digits < exponent)
+        throw InputError(k + ": " + v + " underflows to 0 in double precision");
+      if (d != 0 && std::fabs(d) < std::numeric_limits<double>::min())
+        throw InputError(k + ": " + v + " is subnormal (below 2.2e-308, the smallest normal double)");
       return d;
     };
     // A whole number within [lo, hi].
@@ -206,10 +215,19 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
   refuse_unless(a.solver == "bicgstab", {"--breakdown-restarts", "--stagnation-window"},
                 "is BiCGSTAB's; the solver is " + a.solver);
   refuse_unless(!a.kron_files.empty(), {"--block-size"}, "is for --kron systems");
+  refuse_unless(
+      !a.kronecker(), {"--fallback", "--view"},
+      "has no effect on a Kronecker system (GMRES with its stage preconditioner: no fallback, no settings view)");
   const std::string family = a.precond.substr(0, a.precond.find(':'));
   refuse_unless(a.compare || family == "dd" || family == "auto",
                 {"--subdomain-rows", "--node-size", "--partitioner", "--coupling-weights"},
                 "is dd's (or auto's, which may build dd); the preconditioner is " + a.precond);
+  // METIS's options: the geometric, contiguous, slab and region cuts ignore them.
+  const bool metis_may_run = !given_options.count("--partitioner") || a.options.partitioner == Partitioner::metis ||
+                             a.options.partitioner == Partitioner::automatic;
+  refuse_unless(metis_may_run, {"--node-size", "--coupling-weights"},
+                std::string("is METIS's (dd's graph partition); the partitioner ") + to_string(a.options.partitioner) +
+                    " does not read it");
   const bool pivots_apply = a.compare || a.fallback == FallbackPolicy::always ||
                             !(family == "none" || family == "jacobi" || family == "gs" || family == "sgs");
   refuse_unless(

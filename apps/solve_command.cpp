@@ -139,7 +139,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     double largest = 0, sum = 0;
     for (double e : v) largest = std::max(largest, std::abs(e));
     for (double e : v) sum += largest > 0 ? (e / largest) * (e / largest) : 0;
-    if (std::string(what) == "--x0" && !std::isfinite(largest * std::sqrt(sum))) {
+    if (std::string(what) == "--x0" && !std::isfinite(largest * std::sqrt(sum))) {  // see also A x0 below
       char text[32];
       std::snprintf(text, sizeof text, "%.3g", largest);
       throw InputError("--x0 '" + path + "': its 2-norm overflows a double (largest entry " + text +
@@ -151,7 +151,18 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     A.apply(ones, b);
   else
     read_vector(a.rhs, "--rhs", b);
-  if (!a.x0.empty()) read_vector(a.x0, "--x0", x);
+  if (!a.x0.empty()) {
+    read_vector(a.x0, "--x0", x);
+    // r0 = b - A x0 must be finite, or every method ends "non-finite" at
+    // its first step without naming the start.
+    Vector ax("ax", n);
+    A.apply(x, ax);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ax);
+    for (size_t i = 0; i < n; ++i)
+      if (!std::isfinite(h(i)))
+        throw InputError("--x0 '" + a.x0 + "': A x0 overflows a double (row " + std::to_string(i + 1) +
+                         "); start from a smaller x0, or scale the system");
+  }
   SolverOptions o;
   o.preconditioner = spec;
   o.method = parse<KrylovMethod>(a.solver);
@@ -210,7 +221,8 @@ bool same_file(const std::string& x, const std::string& y) {
   namespace fs = std::filesystem;
   std::error_code e1, e2;
   if (fs::exists(x, e1) && fs::exists(y, e2)) return fs::equivalent(x, y, e1);
-  return fs::weakly_canonical(x, e1) == fs::weakly_canonical(y, e2);
+  const fs::path cx = fs::weakly_canonical(x, e1), cy = fs::weakly_canonical(y, e2);
+  return !e1 && !e2 && cx == cy;  // a path the system refuses (too long) is no other one: its write says why
 }
 
 /// Fails before anything is written when an output file (the solution, the
@@ -256,7 +268,16 @@ void probe_writable(const std::string& path, const std::string& what) {
 /// Fails before any solve when the history files cannot be written (a
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
+  // The plot goes beside the CSV: not into /dev or /proc (/dev/stdout.svg).
+  namespace fs = std::filesystem;
   std::error_code ec;
+  const std::string absolute = fs::absolute(path, ec).lexically_normal().string();
+  for (const char* system : {"/dev/", "/proc/"})
+    if (absolute.rfind(system, 0) == 0)
+      throw InputError("--history '" + path + "' is in " + system + ": the plot is written beside the CSV (" +
+                       plot_path(path) + "); give a file in a folder of yours");
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
+    throw InputError("--history '" + path + "': the history is a plain CSV (and an SVG beside it); give FILE.csv");
   const auto kind = std::filesystem::status(path, ec);
   if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind))
     throw InputError("--history '" + path + "' is not a regular file; it takes the CSV's path (FILE.csv), and the " +

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -57,7 +59,10 @@ std::string bad_kokkos_option(int argc, char** argv) {
   auto check = [](const std::string& what, const char* text, long lo, long hi) -> std::string {
     char* end = nullptr;
     const long v = std::strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || v < lo || v > hi)
+    // Digits only (a sign for the range's message): Kokkos reads neither ' 2' nor '+2'.
+    const bool digits =
+        std::isdigit((unsigned char)text[0]) || (text[0] == '-' && std::isdigit((unsigned char)text[1]));
+    if (!digits || *end != '\0' || v < lo || v > hi)
       return what + ": '" + text + "' is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
     return "";
   };
@@ -86,15 +91,39 @@ std::string bad_kokkos_option(int argc, char** argv) {
       const std::string bad = check(std::string("environment variable ") + v.name, text, v.lo, v.hi);
       if (!bad.empty()) return bad;
     }
-  // A thread count given as an option and as KOKKOS_NUM_THREADS that
-  // disagree: Kokkos 3.4 throws, Kokkos 4 takes the option without a word.
-  if (const char* env = std::getenv("KOKKOS_NUM_THREADS"))
+  // A setting given twice (any spelling), or as an option and as its
+  // environment variable with another value: Kokkos 3.4 throws with its own
+  // names for them, Kokkos 4 takes one without a word.
+  const struct {
+    const char* variable;
+    std::initializer_list<const char*> forms;
+  } settings[] = {
+      {"KOKKOS_NUM_THREADS", {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="}},
+      {"KOKKOS_NUMA", {"--kokkos-numa=", "--numa="}},
+      {"KOKKOS_DEVICE_ID", {"--kokkos-device-id=", "--device-id=", "--kokkos-device=", "--device="}},
+      {"KOKKOS_NUM_DEVICES", {"--kokkos-num-devices=", "--num-devices=", "--kokkos-ndevices=", "--ndevices="}},
+      {"KOKKOS_SKIP_DEVICE", {"--kokkos-skip-device=", "--skip-device="}}};
+  for (const auto& setting : settings) {
+    const char* first = nullptr;
     for (int i = 1; i < argc; ++i)
-      for (const char* form : {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="})
+      for (const char* form : setting.forms)
+        if (std::strncmp(argv[i], form, std::strlen(form)) == 0) {
+          if (first) return std::string(first) + " and " + argv[i] + " set one thing; give it once";
+          first = argv[i];
+          const char* env = std::getenv(setting.variable);
+          if (env && std::strtol(argv[i] + std::strlen(form), nullptr, 10) != std::strtol(env, nullptr, 10))
+            return std::string(argv[i]) + " and the environment variable " + setting.variable + "=" + env +
+                   " disagree; give one";
+        }
+  }
+  // OpenMP caps the threads at OMP_THREAD_LIMIT: asking for more ended in
+  // Kokkos's "pool already exists".
+  if (const char* limit = std::getenv("OMP_THREAD_LIMIT"))
+    for (int i = 1; i < argc; ++i)
+      for (const char* form : settings[0].forms)
         if (std::strncmp(argv[i], form, std::strlen(form)) == 0 &&
-            std::strtol(argv[i] + std::strlen(form), nullptr, 10) != std::strtol(env, nullptr, 10))
-          return std::string(argv[i]) + " and the environment variable KOKKOS_NUM_THREADS=" + env +
-                 " disagree; give one";
+            std::strtol(argv[i] + std::strlen(form), nullptr, 10) > std::strtol(limit, nullptr, 10))
+          return std::string(argv[i]) + " asks for more threads than OMP_THREAD_LIMIT=" + limit + " allows";
   // OpenMP's own count (a list, one per nesting level): 100000 threads
   // crashed the OpenMP runtime before Kokkos said anything.
   if (const char* text = std::getenv("OMP_NUM_THREADS")) {
@@ -214,6 +243,9 @@ int main(int argc, char** argv) {
   try {
     if (command == "info") return trellis::cli::info_command(args);
     if (command == "solve") return trellis::cli::solve_command(args);
+    if ((command == "version" || command == "--version" || command == "help") && !args.empty())
+      throw trellis::InputError("'" + command + "' takes no arguments (got '" + args[0] +
+                                "'); a command's options: trellis COMMAND --help");
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return 0;
