@@ -318,6 +318,8 @@ trellis_bad_input_cli(node_size_without_metis 1 "trellis solve: error: --node-si
                       solve lap2d5:16x16 --precond dd --partitioner geometric --node-size 3)
 trellis_bad_input_cli(kron_fallback 1 "trellis solve: error: --fallback has no effect on a Kronecker system"
                       solve kron-stokes:2x2x2 --fallback always)
+trellis_bad_input_cli(kron_stokes_key_twice 1 "trellis info: error: expected kron-stokes:.*: s given twice"
+                      info kron-stokes:4x4x4:s=3:s=2)
 add_test(NAME bad_input_cli_kokkos_numa_and_env
          COMMAND ${CMAKE_COMMAND} -E env KOKKOS_NUMA=2 $<TARGET_FILE:trellis_cli> version --kokkos-numa=1)
 set_tests_properties(bad_input_cli_kokkos_numa_and_env PROPERTIES LABELS unit

@@ -371,10 +371,13 @@ KroneckerSystem kron_stokes_system(const std::string& spec) {
   const int nx = integer(sizes[0], "NX"), ny = integer(sizes[1], "NY"), nz = integer(sizes[2], "NZ");
   int s = 2;
   double tau = 0.125;
+  bool s_given = false, tau_given = false;  // a key given twice took its last value without a word
   for (size_t k = 2; k < parts.size(); ++k)
     if (parts[k].rfind("s=", 0) == 0) {
+      if (std::exchange(s_given, true)) throw InputError(usage + ": s given twice");
       s = integer(parts[k].substr(2), "s");
     } else if (parts[k].rfind("tau=", 0) == 0) {
+      if (std::exchange(tau_given, true)) throw InputError(usage + ": tau given twice");
       const std::string t = parts[k].substr(4);
       size_t used = 0;
       try {
