@@ -34,6 +34,7 @@
 #include "trellis/solvers/bicgstab.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/cg.hpp"
+#include "trellis/solvers/detail/vector_ops.hpp"
 #include "trellis/solvers/gmres.hpp"
 #include "trellis/solvers/kronecker_operator.hpp"
 #include "trellis/solvers/preconditioner_factory.hpp"
@@ -134,17 +135,6 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     if (v.size() != n)
       throw InputError(std::string(what) + " '" + path + "' has " + std::to_string(v.size()) +
                        " entries; the matrix has " + std::to_string(n) + " rows");
-    // The solvers balance an extreme b (with_balanced_rhs), not x0: an x0
-    // whose norm overflows would end "non-finite" without naming it.
-    double largest = 0, sum = 0;
-    for (double e : v) largest = std::max(largest, std::abs(e));
-    for (double e : v) sum += largest > 0 ? (e / largest) * (e / largest) : 0;
-    if (std::string(what) == "--x0" && !std::isfinite(largest * std::sqrt(sum))) {  // see also A x0 below
-      char text[32];
-      std::snprintf(text, sizeof text, "%.3g", largest);
-      throw InputError("--x0 '" + path + "': its 2-norm overflows a double (largest entry " + text +
-                       "); start from a smaller x0, or scale the system");
-    }
     Kokkos::deep_copy(into, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), n));
   };
   if (a.rhs.empty())
@@ -152,9 +142,17 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   else
     read_vector(a.rhs, "--rhs", b);
   if (!a.x0.empty()) {
+    // The solvers balance an extreme b (with_balanced_rhs), not x0: an x0
+    // whose norm overflows, or whose r0 = b - A x0 does, ends every method
+    // "non-finite" at its first step without naming the start.
     read_vector(a.x0, "--x0", x);
-    // r0 = b - A x0 must be finite, or every method ends "non-finite" at
-    // its first step without naming the start.
+    const Kokkos::DefaultExecutionSpace space;
+    if (!std::isfinite(detail::norm2(space, x))) {  // the library's norm: scaled, so only a true overflow
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", detail::max_abs(space, x));
+      throw InputError("--x0 '" + a.x0 + "': its 2-norm overflows a double (largest entry " + text +
+                       "); start from a smaller x0, or scale the system");
+    }
     Vector ax("ax", n);
     A.apply(x, ax);
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ax);
@@ -276,7 +274,7 @@ void check_history_writable(const std::string& path) {
     if (absolute.rfind(system, 0) == 0)
       throw InputError("--history '" + path + "' is in " + system + ": the plot is written beside the CSV (" +
                        plot_path(path) + "); give a file in a folder of yours");
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
+  if (io::is_gzip_path(path))
     throw InputError("--history '" + path + "': the history is a plain CSV (and an SVG beside it); give FILE.csv");
   const auto kind = std::filesystem::status(path, ec);
   if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind))

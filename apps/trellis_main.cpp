@@ -43,6 +43,11 @@ void print_usage(std::FILE* to) {
                trellis::preconditioner_usage(2).c_str());
 }
 
+/// Every spelling of the host thread count's option (Kokkos 3.4's, 3.7's on,
+/// the legacy ones without "kokkos-").
+constexpr const char* thread_option_forms[] = {
+    "--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="};
+
 /// The problem with a numeric Kokkos option or environment variable ("" if
 /// none). Kokkos 3.4 aborts on a bad value (an uncaught exception or
 /// abort()), and starts as many threads as asked (100000 crashed), so the
@@ -98,7 +103,8 @@ std::string bad_kokkos_option(int argc, char** argv) {
     const char* variable;
     std::initializer_list<const char*> forms;
   } settings[] = {
-      {"KOKKOS_NUM_THREADS", {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="}},
+      {"KOKKOS_NUM_THREADS",
+       {thread_option_forms[0], thread_option_forms[1], thread_option_forms[2], thread_option_forms[3]}},
       {"KOKKOS_NUMA", {"--kokkos-numa=", "--numa="}},
       {"KOKKOS_DEVICE_ID", {"--kokkos-device-id=", "--device-id=", "--kokkos-device=", "--device="}},
       {"KOKKOS_NUM_DEVICES", {"--kokkos-num-devices=", "--num-devices=", "--kokkos-ndevices=", "--ndevices="}},
@@ -120,7 +126,7 @@ std::string bad_kokkos_option(int argc, char** argv) {
   // Kokkos's "pool already exists".
   if (const char* limit = std::getenv("OMP_THREAD_LIMIT"))
     for (int i = 1; i < argc; ++i)
-      for (const char* form : settings[0].forms)
+      for (const char* form : thread_option_forms)
         if (std::strncmp(argv[i], form, std::strlen(form)) == 0 &&
             std::strtol(argv[i] + std::strlen(form), nullptr, 10) > std::strtol(limit, nullptr, 10))
           return std::string(argv[i]) + " asks for more threads than OMP_THREAD_LIMIT=" + limit + " allows";
@@ -152,7 +158,7 @@ void spell_thread_option_for_kokkos(int argc, char** argv, std::vector<std::stri
 #endif
   storage.reserve(size_t(argc));  // no reallocation: argv points into it
   for (int i = 1; i < argc; ++i)
-    for (const char* form : {"--kokkos-threads=", "--kokkos-num-threads=", "--threads=", "--num-threads="})
+    for (const char* form : thread_option_forms)
       if (std::strncmp(argv[i], form, std::strlen(form)) == 0) {
         storage.push_back(ours + (argv[i] + std::strlen(form)));
         argv[i] = storage.back().data();

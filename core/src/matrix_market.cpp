@@ -516,8 +516,6 @@ std::vector<double> read_array_values(Scanner& s, const Header& h) {
 
 // --------------------------------------------------------------------- files
 
-bool is_gzip_path(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
-
 // A gzip file read through zlib; every failure is a MatrixMarketError naming
 // the file (a truncated or corrupt stream included).
 class GzFile {
@@ -764,8 +762,7 @@ std::string read_header_text(const std::string& path) {
 class OutFile {
  public:
   OutFile(const std::string& path, const char* who) : path_(path), who_(who), buf_(kChunk) {
-    const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    if (gzip) {
+    if (is_gzip_path(path)) {
 #if TRELLIS_ENABLE_ZLIB
       gz_ = gzopen(path.c_str(), "wb6");
       if (!gz_) fail("cannot open '" + path_ + "' for writing");
@@ -929,6 +926,8 @@ std::vector<double> read_array(const std::string& path, long long& rows, long lo
 }
 
 }  // namespace
+
+bool is_gzip_path(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 std::vector<double> read_matrix_market_array(const std::string& path, long long& rows, long long& cols) {
   return reading(path, [&] { return read_array(path, rows, cols); });

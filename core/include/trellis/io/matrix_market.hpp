@@ -62,4 +62,7 @@ void write_matrix_market(const std::string& path, const HostCsr& A);
 /// Writes an `array` real general vector (one column).
 void write_matrix_market_vector(const std::string& path, const std::vector<double>& x);
 
+/// Whether the readers and writers take `path` as gzip-compressed (it ends in ".gz").
+bool is_gzip_path(const std::string& path);
+
 }  // namespace trellis::io
