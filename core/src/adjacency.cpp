@@ -178,7 +178,7 @@ Adjacency symmetrized_in_parallel(const HostCsr& A, const std::vector<double>& w
 
 Adjacency symmetrized(const HostCsr& A, const std::vector<double>& weights) {
   // The parallel build does about twice the serial scatter's work: it pays
-  // from four host threads on (perf_tests/RESULTS.md, issue 16).
+  // from four host threads on (perf_tests/journal/RESULTS.md, issue 16).
   if (HostExec().concurrency() < parallel_build_threads) return symmetrized_by_scatter(A, weights);
   return symmetrized_in_parallel(A, weights);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device runs behind perf_tests/RESULTS.md's Kronecker (seed 001) and
+# The device runs behind perf_tests/journal/RESULTS.md's Kronecker (seed 001) and
 # multi-GPU DD (seed 000 section 4.5) sections. Run from the build's
 # perf_tests/ (device_check.sh run 'bash .../kron_and_dd_runs.sh MODE...').
 #   one-gpu    kron_bench on 1 rank (the paper's size, 6000 iterations, the

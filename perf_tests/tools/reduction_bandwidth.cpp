@@ -3,7 +3,7 @@
 // drivers launch it (a RangePolicy parallel_reduce) and as a TeamPolicy
 // reduction with a league sized to the device, against the copy bandwidth.
 // It decides whether the drivers' reductions need their own launch shape
-// (perf_tests/RESULTS.md, GMRES orthogonalization).
+// (perf_tests/journal/RESULTS.md, GMRES orthogonalization).
 //
 //   reduction_bandwidth [N] [COLUMNS]     (defaults 1213488 = kron_bench's N s, 16)
 #include <Kokkos_Core.hpp>

@@ -23,7 +23,7 @@ struct DdOptions {
   /// than multiprocessors the GPU idles, and smaller ones cost only a few
   /// more iterations once nodes stay whole (node_size). Read off an H200
   /// sweep of sizes: 1.26x DD's BiCGSTAB time with setup against 2048 rows
-  /// in geometric mean over the 14 real matrices (perf_tests/RESULTS.md).
+  /// in geometric mean over the 14 real matrices (perf_tests/journal/RESULTS.md).
   /// A matrix that fits one subdomain of the largest size stays whole: in
   /// that sweep its iterations were launch-bound at every size (Laplace3D10
   /// 1.9 ms whole, 3.6 ms at 96 rows; 1138_bus 11.8 and 11.6 ms).
@@ -46,7 +46,7 @@ struct DdOptions {
   /// sqrt(||A_ii|| ||A_jj||) (coupling_strengths), so that strong couplings
   /// stay inside subdomains (METIS on the 14 real matrices: BiCGSTAB
   /// iterations -9% in geometric mean, -45% and -56% on the two with the
-  /// widest coefficient ranges: perf_tests/RESULTS.md); the report gives the
+  /// widest coefficient ranges: perf_tests/journal/RESULTS.md); the report gives the
   /// coupling weight dropped. Geometric, contiguous and explicit slabs do not
   /// read weights (nothing is computed for them). A device matrix's values
   /// then come to the host once, with its pattern.

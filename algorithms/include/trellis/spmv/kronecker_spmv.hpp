@@ -421,7 +421,7 @@ TRELLIS_ETI_FOR_EACH_DEVICE(TRELLIS_KRONECKER_SPMV_EXTERN)
 
 }  // namespace detail
 
-/// The mapping `automatic` stands for, as measured (perf_tests/RESULTS.md):
+/// The mapping `automatic` stands for, as measured (perf_tests/journal/RESULTS.md):
 /// row_per_thread on GPUs (on the H100 at b = 4, s = 2, packed Stokes-like
 /// blocks: 0.31 ms against 0.47 block_per_lane and 1.17 entry_per_lane);
 /// block_per_lane on host backends, where a row is one thread's anyway.

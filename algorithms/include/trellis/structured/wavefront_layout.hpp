@@ -410,7 +410,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       // writes). So no load of a level waits on another load of it. Holding
       // two or three levels in flight was slower on an H200, and so was the
       // next point alone where nothing else is prefetched: it only costs
-      // registers there (RESULTS.md).
+      // registers there (perf_tests/journal/RESULTS.md).
       constexpr bool ahead = !std::is_empty<State>::value && sizeof(State) <= 128;
       if (ahead) {
         const int my_hj = ty * ts.y + my_line / ts.x, my_hi = tx * ts.x + my_line % ts.x;

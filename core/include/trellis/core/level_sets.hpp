@@ -137,7 +137,7 @@ void sort_keys(View keys) {
 /// stable radix sort of the rows (entered ascending) by their level's bits
 /// alone: a few launches, where the bitonic sort of the combined keys
 /// level * n + row takes some 35 (0.5 ms a triangle on an H200 in the global
-/// ILU0's setup, RESULTS.md). Elsewhere that bitonic sort (std::sort on host).
+/// ILU0's setup, perf_tests/journal/RESULTS.md). Elsewhere that bitonic sort (std::sort on host).
 template <class Device>
 Kokkos::View<ordinal_t*, Device> rows_by_level(Kokkos::View<const ordinal_t*, Device> row_level, ordinal_t num_levels) {
   using exec = typename Device::execution_space;

@@ -3,7 +3,7 @@
 // View allocation is a cudaMalloc followed by a blocking copy of the View's
 // header, which also waits for every kernel launched before it, and every
 // free is a cudaFree: a setup that made many small arrays spent more time
-// allocating than computing (costs in perf_tests/RESULTS.md).
+// allocating than computing (costs in perf_tests/journal/RESULTS.md).
 //
 // A ViewArena hands out managed subviews of chunks, one pool of chunks per
 // element type and lifetime: a chunk lives as long as any array cut from it

@@ -6,7 +6,7 @@
 // couplings: on a three-temperature radiation-diffusion matrix, DD's
 // BiCGSTAB iterations grew from 121 to 421 when its subdomains went from
 // 2048 to 1024 rows, and stayed at 142-150 from 2048 to 510 rows with the
-// nodes kept whole (perf_tests/RESULTS.md). The graph partitioners then
+// nodes kept whole (perf_tests/journal/RESULTS.md). The graph partitioners then
 // partition the graph of nodes and give every row its node's part.
 #include <vector>
 

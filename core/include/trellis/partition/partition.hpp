@@ -80,7 +80,7 @@ double dropped_weight(const HostCsr& A, const Partition& p, const std::vector<do
 /// subdomain solves walk them one by one), regions the strong couplings
 /// inside (pegase bprime: 3.8% dropped against slabs' 11%, 446 BiCGSTAB
 /// iterations against 1389). 1.5 is read from the 14 real matrices
-/// (perf_tests/RESULTS.md). Both come from one graph and one order.
+/// (perf_tests/journal/RESULTS.md). Both come from one graph and one order.
 struct AutomaticPartition {
   static constexpr double slabs_drop_max = 1.5;
   Partition partition;
@@ -102,7 +102,7 @@ namespace trellis {
 /// when asked: on the 14 real matrices, H200, `auto` with METIS for every DD
 /// was 1.89x / 1.22x cuSPARSE setup excluded / included against 2.23x /
 /// 1.53x with slabs_or_regions, whose partitions cost less: rhd3t 0.131 ->
-/// 0.046 s, gnutella 0.35 -> 0.023 s; perf_tests/RESULTS.md).
+/// 0.046 s, gnutella 0.35 -> 0.023 s; perf_tests/journal/RESULTS.md).
 enum class Partitioner { automatic, geometric, metis, contiguous, slabs, regions };
 
 template <>

@@ -14,7 +14,7 @@ namespace trellis {
 enum class GmresOrthogonalization {
   /// cgs2 when the operator spans several processes (each round trip an
   /// MPI_Allreduce), mgs on one: measured on an H100 and an H200
-  /// (perf_tests/RESULTS.md).
+  /// (perf_tests/journal/RESULTS.md).
   automatic,
   /// Classical Gram-Schmidt applied twice: all k + 1 inner products of a pass
   /// in one kernel and one global sum, so an iteration waits for the device

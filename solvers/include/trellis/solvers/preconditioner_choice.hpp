@@ -1,7 +1,7 @@
 #pragma once
 // `auto`: the domain-decomposition ILDU0 or the global ILU0 for a matrix,
 // chosen before either is built, from what a level analysis of A's pattern
-// says (perf_tests/RESULTS.md, "precond auto", has the table behind it).
+// says (perf_tests/journal/RESULTS.md, "precond auto", has the table behind it).
 //
 // First, a matrix with stored zero diagonals (a saddle point's zero block)
 // gets ilu0: such a row's pivot exists only through fill from the rows it

@@ -74,7 +74,7 @@ KOKKOS_INLINE_FUNCTION void record_pivot(const Status& status, ordinal_t i, int 
 /// and every index a compile-time constant once the loops unroll, so that a
 /// GPU thread keeps the block in registers: with row swaps by a computed
 /// index an 8 x 8 inversion ran from local memory, the largest part of
-/// StructILU's DoF-8 factorization (ncu, RESULTS.md).
+/// StructILU's DoF-8 factorization (ncu, perf_tests/journal/RESULTS.md).
 template <int B, class Scalar>
 KOKKOS_INLINE_FUNCTION int block_invert(const Scalar* A, Scalar* inv, Scalar tiny, Scalar boost,
                                         int* failed = nullptr) {

@@ -327,7 +327,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // DoF 6: a level 1.5x the time of DoF 8's; box27 DoF 1: seven L2 round
   // trips a level, ncu). Chunks of about 24 values on the wide stencils
   // (E = 16) at B > 2, 8 entries at B = 2 (12 gave wrong solves on CUDA
-  // for a reason not found, RESULTS.md); at B = 1 all entries, or 7 (two
+  // for a reason not found, perf_tests/journal/RESULTS.md); at B = 1 all entries, or 7 (two
   // chunks) on the wide stencils, whose 13 at once took 207 registers;
   // entry by entry elsewhere, as nvcc chose fewer registers for it.
   constexpr int chunk = B == 1 ? (E < 8 ? E : 7) : E == 16 ? (B == 2 ? 8 : 24 / B) : 1;

@@ -48,7 +48,7 @@ struct BlockPlan {
 
 /// Rows per block when the options leave it open. On GPUs about one level's
 /// rows, 128 to 512: on a grid-like numbering a block then holds a few
-/// consecutive levels' worth of neighbours (H200 sweep in RESULTS.md: 512
+/// consecutive levels' worth of neighbours (H200 sweep in perf_tests/journal/RESULTS.md: 512
 /// fastest on the wide 2D grids, 128 on thin ones and on the unstructured
 /// matrices). On host backends a team is one thread, and the block is what
 /// it solves without waiting on other threads.

@@ -40,7 +40,7 @@ struct ElementPlan {
 /// a multiprocessor at 32 warps (the block limit), half its warps: rows
 /// handed out beyond the level being solved only poll x through L2 and slow
 /// the loads of the front (1.5x faster on grids and FEM matrices whose
-/// levels fit, 0.7x on lap3d7:128^3 with 5,490 rows a level: RESULTS.md,
+/// levels fit, 0.7x on lap3d7:128^3 with 5,490 rows a level: perf_tests/journal/RESULTS.md,
 /// issue 17).
 template <class Exec>
 int element_team_rows(const Exec& space, int requested, double rows_per_level) {

@@ -53,7 +53,7 @@ inline bool needs_csc(TrsvAlgorithm a) {
 /// many levels, short rows (one thread sums a row), and a numbering that
 /// keeps 45% of the entries inside their row's block or else very many
 /// levels (the chain then dominates); elsewhere elmr-value. The conditions
-/// were read from the H200 sweeps in RESULTS.md (issue 17: a third inside
+/// were read from the H200 sweeps in perf_tests/journal/RESULTS.md (issue 17: a third inside
 /// until elmr-value's one-warp teams made it 1.2x cuSPARSE on ff_rhd3t_2d,
 /// 0.44 inside, where block-syncfree is 0.96x); the tiled family is chosen
 /// by name only (slower than elmr-value on every problem measured).

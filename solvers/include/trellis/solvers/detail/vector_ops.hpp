@@ -92,7 +92,7 @@ struct TeamRowsReduce {
 /// RangePolicy reduction of a value larger than a double on far fewer
 /// threads (its block halved until the value's shared memory and the
 /// registers fit, its grid capped at the block size), which held CGS2's
-/// 8-column products to half the bandwidth (perf_tests/RESULTS.md). On host
+/// 8-column products to half the bandwidth (perf_tests/journal/RESULTS.md). On host
 /// backends a RangePolicy. Either way the split, hence the sum, is fixed for
 /// a given device: the same bits from run to run.
 template <class ExecSpace, class Value, class Body, class Result>
