@@ -21,6 +21,9 @@ env -u CMAKE_PREFIX_PATH -u Kokkos_ROOT -u KokkosKernels_ROOT -u Kokkos_DIR -u K
   ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} -DCMAKE_PREFIX_PATH="$prefix${kokkos:+;$kokkos}" >/dev/null
 cmake --build "$build/consumer" -j "${TRELLIS_JOBS:-$(nproc)}" >/dev/null
 "$build/consumer/consumer"
+# examples/solve_matrix_market.cpp on its generated problem: exit 0 when it converged.
+"$build/consumer/consumer_example" >/dev/null
+echo "consumer: examples/solve_matrix_market built from the installed package and converged"
 passed="find_package"
 # Without CMake: the same program from trellis.pc alone (host backends).
 pc="$(ls "$prefix"/lib*/pkgconfig/trellis.pc 2>/dev/null | head -1 || true)"
