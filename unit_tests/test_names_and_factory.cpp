@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -307,13 +308,15 @@ TEST(PreconditionerFactory, UsageListsEveryNameAndVariant) {
 
 // ------------------------------------------------------------------ auto ---
 
-/// Tridiagonal (n levels each way) or diagonal (one level) n x n.
-HostCsr banded(ordinal_t n, bool tridiagonal) {
+/// Tridiagonal (n levels each way) or diagonal (one level) n x n, the
+/// off-diagonals -1 beside `diagonal`.
+HostCsr banded(ordinal_t n, bool tridiagonal, double diagonal = 2.0) {
   std::vector<ordinal_t> r, c;
   std::vector<double> v;
   for (ordinal_t i = 0; i < n; ++i)
     for (ordinal_t j = i - 1; j <= i + 1; ++j)
-      if (j >= 0 && j < n && (tridiagonal || j == i)) r.push_back(i), c.push_back(j), v.push_back(i == j ? 4.0 : -1.0);
+      if (j >= 0 && j < n && (tridiagonal || j == i))
+        r.push_back(i), c.push_back(j), v.push_back(i == j ? diagonal : -1.0);
   return csr_from_triplets(n, n, r, c, v);
 }
 
@@ -334,16 +337,52 @@ TEST(PreconditionerChoice, NonzerosPerLevelDecideAtTheRulesThreshold) {
   EXPECT_EQ(chain.kind, PreconditionerKind::dd);
   EXPECT_HAS(chain.reason, "3000 + 3000 levels");
 
-  const HostCsr D = banded(2 * n, false);  // 6000 nonzeros on 1 + 1 levels
-  const PreconditionerChoice flat = choose_preconditioner(D, {});
+  // 6000 nonzeros on 1 + 1 levels; diagonal, so Jacobi's unless the rule
+  // leaves Jacobi out.
+  const HostCsr D = banded(2 * n, false);
+  AutoRule rule;
+  rule.jacobi_below_dominance = 0;
+  const PreconditionerChoice flat = choose_preconditioner(D, {}, rule);
   EXPECT_EQ(flat.lower_levels, 1);
   EXPECT_DOUBLE_EQ(flat.nonzeros_per_level, 3000.0);
   EXPECT_EQ(flat.kind, PreconditionerKind::ilu0);
-  AutoRule rule;
   rule.dd_below_nonzeros_per_level = 3000;  // "below": equal stays ilu0
   EXPECT_EQ(choose_preconditioner(D, {}, rule).kind, PreconditionerKind::ilu0);
   rule.dd_below_nonzeros_per_level = 3001;
   EXPECT_EQ(choose_preconditioner(D, {}, rule).kind, PreconditionerKind::dd);
+}
+
+TEST(PreconditionerChoice, StrictDiagonalDominanceChoosesJacobi) {
+  // Rows at 2 / 4 = 0.5 of their diagonal: Jacobi, before the level rule.
+  const PreconditionerChoice strict = choose_preconditioner(banded(3000, true, 4.0), {});
+  EXPECT_DOUBLE_EQ(strict.dominance, 0.5);
+  EXPECT_EQ(strict.kind, PreconditionerKind::jacobi);
+  EXPECT_HAS(strict.reason, "auto: jacobi");
+  EXPECT_EQ(strict.lower_levels, 0);  // no level count needed
+  // Weak dominance (the Laplacian's 2 / 2 = 1) is not enough.
+  const PreconditionerChoice weak = choose_preconditioner(banded(3000, true, 2.0), {});
+  EXPECT_DOUBLE_EQ(weak.dominance, 1.0);
+  EXPECT_NE(weak.kind, PreconditionerKind::jacobi);
+  // [[1, 0, 0], [3, 4, 0], [0, 0.1, 1]]: dominant by rows (3 / 4 = 0.75 at
+  // most), not by columns (column 0 holds 3 against its 1).
+  const HostCsr by_rows = csr_from_triplets(3, 3, {0, 1, 1, 2, 2}, {0, 0, 1, 1, 2}, {1, 3, 4, 0.1, 1});
+  EXPECT_DOUBLE_EQ(diagonal_dominance(by_rows), 0.75);
+  // Its transpose: dominant by columns at 0.75, not by rows.
+  const HostCsr by_cols = csr_from_triplets(3, 3, {0, 0, 1, 1, 2}, {0, 1, 1, 2, 2}, {1, 3, 4, 0.1, 1});
+  EXPECT_DOUBLE_EQ(diagonal_dominance(by_cols), 0.75);
+  // A zero diagonal or a NaN: not dominant.
+  EXPECT_EQ(diagonal_dominance(csr_from_triplets(2, 2, {0, 1}, {1, 1}, {1, 1})), HUGE_VAL);
+  EXPECT_EQ(diagonal_dominance(csr_from_triplets(2, 2, {0, 0, 1}, {0, 1, 1}, {1, std::nan(""), 1})), HUGE_VAL);
+  // The device's count from blocks agrees with the host's, for b = 1 and 2.
+  for (const HostCsr& A : {banded(100, true, 4.0), banded(100, true, 2.0), by_rows, by_cols}) {
+    EXPECT_DOUBLE_EQ(diagonal_dominance(copy_to<DefaultDevice>(as_point_bsr(A))), diagonal_dominance(A));
+    if (A.num_rows % 2 == 0)
+      EXPECT_DOUBLE_EQ(diagonal_dominance(copy_to<DefaultDevice>(csr_to_bsr(A, 2))), diagonal_dominance(A));
+  }
+  // The rule's threshold: "below".
+  AutoRule rule;
+  rule.jacobi_below_dominance = 0.5;
+  EXPECT_NE(choose_preconditioner(banded(3000, true, 4.0), {}, rule).kind, PreconditionerKind::jacobi);
 }
 
 TEST(PreconditionerChoice, EmptyOrRectangularMatricesAreNamedErrors) {
@@ -372,8 +411,11 @@ TEST(PreconditionerChoice, RealMatricesGetTheirLevelsAndWhatTheRuleSays) {
     const MatrixSummary s = summarize(p.matrix);
     EXPECT_EQ(c.lower_levels, s.lower.num_levels);
     EXPECT_EQ(c.upper_levels, s.upper.num_levels);
-    EXPECT_EQ(c.kind, c.nonzeros_per_level < AutoRule{}.dd_below_nonzeros_per_level ? PreconditionerKind::dd
-                                                                                    : PreconditionerKind::ilu0);
+    EXPECT_EQ(c.dominance, diagonal_dominance(p.matrix));
+    const PreconditionerKind by_levels = c.nonzeros_per_level < AutoRule{}.dd_below_nonzeros_per_level
+                                             ? PreconditionerKind::dd
+                                             : PreconditionerKind::ilu0;
+    EXPECT_EQ(c.kind, c.dominance < AutoRule{}.jacobi_below_dominance ? PreconditionerKind::jacobi : by_levels);
     const BuiltPreconditioner M = make_preconditioner("auto", p.matrix);
     EXPECT_EQ(M.kind, c.kind);
     EXPECT_EQ(M.auto_reason, c.reason);

@@ -3,16 +3,23 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "trellis/core/csr_check.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/level_sets.hpp"
 
 namespace trellis {
 
 namespace {
+
+/// A row's or column's ratio: NaN (0 / 0, or NaN values) counts as not dominant.
+KOKKOS_INLINE_FUNCTION double not_dominant_if_nan(double ratio) { return ratio == ratio ? ratio : HUGE_VAL; }
 
 void check_for_auto(const HostCsr& A) {
   if (!A.is_square())
@@ -22,15 +29,26 @@ void check_for_auto(const HostCsr& A) {
   check_canonical(A, "auto");  // the level counts read sorted rows
 }
 
-PreconditionerChoice choose_with(const HostCsr& A, ordinal_t zero_diagonals, const PreconditionerOptions& options,
-                                 const AutoRule& rule) {
+PreconditionerChoice choose_with(const HostCsr& A, ordinal_t zero_diagonals, double dominance,
+                                 const PreconditionerOptions& options, const AutoRule& rule) {
   PreconditionerChoice out;
   out.zero_diagonals = zero_diagonals;
+  out.dominance = dominance;
   if (out.zero_diagonals > 0) {
     out.kind = PreconditionerKind::ilu0;
     out.reason = "auto: ilu0, " + std::to_string(out.zero_diagonals) +
                  " rows with a stored zero diagonal (a saddle point: their pivots come from fill, which dd's "
                  "dropped couplings take away)";
+    return out;
+  }
+  if (dominance < rule.jacobi_below_dominance) {
+    out.kind = PreconditionerKind::jacobi;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "auto: jacobi, strictly diagonally dominant (off-diagonal sums at most %.3g of the diagonal, "
+                  "jacobi below %.3g)",
+                  dominance, rule.jacobi_below_dominance);
+    out.reason = line;
     return out;
   }
   if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
@@ -90,10 +108,77 @@ ordinal_t count_zero_diagonals(const BsrMatrix<double, DefaultDevice>& A) {
   return zeros;
 }
 
+double diagonal_dominance(const HostCsr& A) {
+  const ordinal_t n = A.num_rows;
+  std::vector<double> diag(size_t(n), 0.0), col_off(size_t(n), 0.0);
+  double by_rows = 0;
+  for (ordinal_t i = 0; i < n; ++i) {
+    double off = 0;
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k) {
+      const ordinal_t j = A.entries(k);
+      const double a = std::fabs(A.values(k));
+      if (j == i)
+        diag[size_t(i)] += A.values(k);
+      else
+        off += a, col_off[size_t(j)] += a;
+    }
+    by_rows = std::max(by_rows, not_dominant_if_nan(off / std::fabs(diag[size_t(i)])));  // x / 0: infinity
+  }
+  double by_cols = 0;
+  for (ordinal_t j = 0; j < n; ++j)
+    by_cols = std::max(by_cols, not_dominant_if_nan(col_off[size_t(j)] / std::fabs(diag[size_t(j)])));
+  return std::min(by_rows, by_cols);
+}
+
+double diagonal_dominance(const BsrMatrix<double, DefaultDevice>& A) {
+  using exec = DefaultDevice::execution_space;
+  const auto map = A.row_map;
+  const auto ent = A.entries;
+  const auto val = A.values;
+  const int b = A.block_size;
+  const ordinal_t n = A.num_rows();
+  Kokkos::View<double*, DefaultDevice> diag("trellis::auto::diagonal", size_t(n));
+  Kokkos::View<double*, DefaultDevice> col_off("trellis::auto::column_off_diagonal", size_t(n));
+  // By point rows: each block row's b rows, their diagonals and column sums.
+  double by_rows = 0;
+  Kokkos::parallel_reduce(
+      "trellis::auto::row_dominance", Kokkos::RangePolicy<exec>(0, A.num_block_rows),
+      KOKKOS_LAMBDA(ordinal_t I, double& worst) {
+        for (int r = 0; r < b; ++r) {
+          const ordinal_t i = I * b + r;
+          double d = 0, off = 0;
+          for (offset_t k = map(I); k < map(I + 1); ++k)
+            for (int c = 0; c < b; ++c) {
+              const ordinal_t j = ent(k) * b + c;
+              const double a = val(size_t(k) * b * b + size_t(r) * b + c);
+              if (j == i) {
+                d += a;
+              } else if (a != 0) {
+                off += math::fabs(a);
+                Kokkos::atomic_add(&col_off(j), math::fabs(a));
+              }
+            }
+          diag(i) = d;
+          const double ratio = not_dominant_if_nan(off / math::fabs(d));
+          if (ratio > worst) worst = ratio;
+        }
+      },
+      Kokkos::Max<double>(by_rows));
+  double by_cols = 0;
+  Kokkos::parallel_reduce(
+      "trellis::auto::column_dominance", Kokkos::RangePolicy<exec>(0, n),
+      KOKKOS_LAMBDA(ordinal_t j, double& worst) {
+        const double ratio = not_dominant_if_nan(col_off(j) / math::fabs(diag(j)));
+        if (ratio > worst) worst = ratio;
+      },
+      Kokkos::Max<double>(by_cols));
+  return std::min(by_rows, by_cols);
+}
+
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule) {
   check_for_auto(A);
-  return choose_with(A, count_zero_diagonals(A), options, rule);
+  return choose_with(A, count_zero_diagonals(A), diagonal_dominance(A), options, rule);
 }
 
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<double, DefaultDevice>& blocks,
@@ -102,7 +187,7 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<dou
   if (blocks.num_rows() != A.num_rows)
     throw StructureError("auto: the block matrix has " + std::to_string(blocks.num_rows()) + " rows, A " +
                          std::to_string(A.num_rows));
-  return choose_with(A, count_zero_diagonals(blocks), options, rule);
+  return choose_with(A, count_zero_diagonals(blocks), diagonal_dominance(blocks), options, rule);
 }
 
 }  // namespace trellis
