@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -29,11 +30,12 @@ void check_for_auto(const HostCsr& A) {
   check_canonical(A, "auto");  // the level counts read sorted rows
 }
 
-PreconditionerChoice choose_with(const HostCsr& A, ordinal_t zero_diagonals, double dominance,
-                                 const PreconditionerOptions& options, const AutoRule& rule) {
+/// dominance_of: A's diagonal_dominance, computed only where the rule reads it.
+PreconditionerChoice choose_with(const HostCsr& A, ordinal_t zero_diagonals,
+                                 const std::function<double()>& dominance_of, const PreconditionerOptions& options,
+                                 const AutoRule& rule) {
   PreconditionerChoice out;
   out.zero_diagonals = zero_diagonals;
-  out.dominance = dominance;
   if (out.zero_diagonals > 0) {
     out.kind = PreconditionerKind::ilu0;
     out.reason = "auto: ilu0, " + std::to_string(out.zero_diagonals) +
@@ -41,19 +43,20 @@ PreconditionerChoice choose_with(const HostCsr& A, ordinal_t zero_diagonals, dou
                  "dropped couplings take away)";
     return out;
   }
-  if (dominance < rule.jacobi_below_dominance) {
+  if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
+    out.kind = PreconditionerKind::dd;
+    out.reason = "auto: dd, the grid is known (geometric subdomains)";
+    return out;
+  }
+  out.dominance = dominance_of();
+  if (out.dominance < rule.jacobi_below_dominance) {
     out.kind = PreconditionerKind::jacobi;
     char line[200];
     std::snprintf(line, sizeof line,
                   "auto: jacobi, strictly diagonally dominant (off-diagonal sums at most %.3g of the diagonal, "
                   "jacobi below %.3g)",
-                  dominance, rule.jacobi_below_dominance);
+                  out.dominance, rule.jacobi_below_dominance);
     out.reason = line;
-    return out;
-  }
-  if (options.grid[0] > 0 && options.grid[1] > 0 && options.grid[2] > 0) {
-    out.kind = PreconditionerKind::dd;
-    out.reason = "auto: dd, the grid is known (geometric subdomains)";
     return out;
   }
   out.lower_levels = count_levels_host(A, Triangle::lower);
@@ -178,7 +181,8 @@ double diagonal_dominance(const BsrMatrix<double, DefaultDevice>& A) {
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const PreconditionerOptions& options,
                                            const AutoRule& rule) {
   check_for_auto(A);
-  return choose_with(A, count_zero_diagonals(A), diagonal_dominance(A), options, rule);
+  return choose_with(
+      A, count_zero_diagonals(A), [&] { return diagonal_dominance(A); }, options, rule);
 }
 
 PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<double, DefaultDevice>& blocks,
@@ -187,7 +191,8 @@ PreconditionerChoice choose_preconditioner(const HostCsr& A, const BsrMatrix<dou
   if (blocks.num_rows() != A.num_rows)
     throw StructureError("auto: the block matrix has " + std::to_string(blocks.num_rows()) + " rows, A " +
                          std::to_string(A.num_rows));
-  return choose_with(A, count_zero_diagonals(blocks), diagonal_dominance(blocks), options, rule);
+  return choose_with(
+      A, count_zero_diagonals(blocks), [&] { return diagonal_dominance(blocks); }, options, rule);
 }
 
 }  // namespace trellis

@@ -1,31 +1,32 @@
 #pragma once
-// `auto`: the domain-decomposition ILDU0 or the global ILU0 for a matrix,
-// chosen before either is built, from what a level analysis of A's pattern
-// says (perf_tests/journal/RESULTS.md, "precond auto", has the table behind it).
+// `auto`: Jacobi, the domain-decomposition ILDU0 or the global ILU0 for a
+// matrix, chosen before any is built, from A's diagonal and what a level
+// analysis of A's pattern says (perf_tests/journal/RESULTS.md, "precond
+// auto", has the table behind it; docs/api.md the dominance of the suite).
 //
 // First, a matrix with stored zero diagonals (a saddle point's zero block)
 // gets ilu0: such a row's pivot exists only through fill from the rows it
 // couples to, and DD drops the couplings that leave its subdomain (a
 // generated Stokes-like system: dd's setup met a zero pivot where ilu0's
-// did not, test_solver). Then a strictly diagonally dominant matrix (by
-// rows or by columns, every off-diagonal sum below
+// did not, test_solver). A known grid (options.grid) gets dd, with its
+// cheap geometric cuts, and no analysis. Then a strictly diagonally
+// dominant matrix (by rows or by columns, every off-diagonal sum below
 // AutoRule::jacobi_below_dominance times its diagonal) gets jacobi: Jacobi
-// then contracts in the infinity or the one norm, its setup is a diagonal's
-// copy and its iteration two SpMVs, where an ILU's setup alone costs more
-// than the few iterations such a matrix needs (a PageRank matrix: ILU(0)
-// in 3 iterations, Jacobi in 9). Then:
+// then contracts in the infinity or the one norm, its setup is a copy of
+// the diagonal and its iteration two SpMVs, where an ILU's setup alone
+// costs more than the few iterations such a matrix needs (a PageRank
+// matrix: ILU(0) in 3 iterations, Jacobi in 9). Then:
 //
 // A global ILU0 application walks every level of L and U in turn, so its
 // cost has a part per level (a dependency step on a GPU, a barrier on CPU
 // threads) beside its part per nonzero; a DD application costs the same few
 // kernels whatever the matrix, but DD needs more iterations (1.0-2.5x on the
 // suite) and, without a grid, a METIS partition. Hence:
-//   1. the grid is known (options.grid): dd, with its cheap geometric cuts;
-//   2. else dd when the global factors are deep for their size, fewer than
+//   1. dd when the global factors are deep for their size, fewer than
 //      AutoRule::dd_below_nonzeros_per_level nonzeros per level of L and U
 //      (counted on the host: the GPU's one-pass count waits level on level,
 //      10 ms against the host's 2-3 ms on matrices of 800-2500 levels);
-//   3. else ilu0.
+//   2. else ilu0.
 // Each keeps its own defaults (dd: the backend's application and its
 // automatic subdomain size; ilu0: its triangular-solve auto).
 #include <string>
