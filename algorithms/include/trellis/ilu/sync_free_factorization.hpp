@@ -11,13 +11,15 @@
 // (core/tickets.hpp), and every row k a row waits on is in an earlier
 // level, so at an earlier ticket, taken by a running vector group. Waiting
 // is done by whole warps on GPUs (one row a warp), never by lanes on lanes
-// of their own warp. A row publishes its values, fences, then sets its flag;
-// a failed pivot still sets it, so nothing waits forever on a bad row.
+// of their own warp. A row writes its values, then its flag with a release
+// store (core/handoff.hpp); a failed pivot still sets it, so nothing waits
+// forever on a bad row.
 #include <Kokkos_Core.hpp>
 #include <limits>
 #include <string>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/handoff.hpp"
 #include "trellis/core/tickets.hpp"
 #include "trellis/ilu/factorization.hpp"
 
@@ -35,6 +37,17 @@ struct SyncFreeState {
   SyncFreeState() = default;
   explicit SyncFreeState(ordinal_t rows)
       : done("trellis::ilu::row_done", size_t(rows)), ticket("trellis::ilu::row_ticket") {}
+};
+
+/// Whether row k is factored in this factorization (its flag holds the
+/// factorization's number), and the acquire that orders the reads of the
+/// rows found factored after their flags.
+template <class Device>
+struct RowsFactored {
+  Kokkos::View<int*, Device> done;
+  int epoch;
+  KOKKOS_INLINE_FUNCTION bool operator()(ordinal_t k) const { return Kokkos::volatile_load(&done(k)) == epoch; }
+  KOKKOS_INLINE_FUNCTION void acquire() const { trellis::detail::acquire_fence(); }
 };
 
 /// The factorization's launch alone, queued on space: status must be reset
@@ -71,31 +84,22 @@ bool launch_factor_sync_free(const typename Device::execution_space& space, Bloc
   }
   const int epoch = ++state.epoch;
   const auto done = state.done;
+  const RowsFactored<Device> factored{done, epoch};
   trellis::detail::for_each_ticket(
       space, state.ticket, f.num_rows, "trellis::ilu::factor_sync_free", lanes,
       KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t i = level_rows(t);
-        auto factored = [&](ordinal_t k) { return Kokkos::volatile_load(&done(k)) == epoch; };
         if (staged) {
           detail::factor_row_staged<B>(m, lanes, fc, diag, i, tol, boost, status,
                                        detail::StagedRow<Scalar, exec>(m, B * B, plan.extent), factored);
         } else {
           const offset_t l0 = fc.L_map(i), l1 = fc.L_map(i + 1);
           trellis::detail::wait_until_ready(m, l0, l1, [&](offset_t q) { return factored(fc.L_col(q)); });
-          Kokkos::memory_fence();  // acquire, on every lane: the rows k's values follow their flags
+          factored.acquire();  // on every lane: the rows k's values after their flags
+          trellis::detail::sync_lanes();
           detail::factor_row<B>(m, lanes, fc, diag, i, tol, boost, status);
         }
-        // Release: every lane's writes of row i before the flag. The
-        // reduction brings the lanes together after their fences.
-        int fenced = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, lanes),
-            [&](int, int& count) {
-              Kokkos::memory_fence();
-              ++count;
-            },
-            fenced);
-        Kokkos::single(Kokkos::PerThread(m), [&]() { Kokkos::volatile_store(&done(i), epoch); });
+        trellis::detail::publish_flag(m, &done(i), epoch);  // every lane's writes of row i before the flag
       },
       0, team_rows, plan.bytes);
   return staged;

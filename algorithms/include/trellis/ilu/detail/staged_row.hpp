@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "trellis/core/handoff.hpp"
 #include "trellis/core/kokkos_compat.hpp"
 #include "trellis/core/types.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
@@ -38,38 +39,15 @@ KOKKOS_INLINE_FUNCTION int staged_lanes(int V) {
 #endif
 }
 
-/// On GPUs: this team thread's lanes within its warp (mask) and the first
-/// lane's place in the warp (shift). Kokkos puts a thread's vector lanes in
-/// threadIdx.x, so blockDim.x lanes are consecutive threads of one warp.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-KOKKOS_INLINE_FUNCTION int lane_shift() { return int(threadIdx.y % (warpSize / blockDim.x)) * int(blockDim.x); }
-#endif
-#if defined(__CUDA_ARCH__)
-KOKKOS_INLINE_FUNCTION unsigned lane_mask() {
-  return blockDim.x == 32 ? 0xffffffffu : ((1u << blockDim.x) - 1) << lane_shift();
-}
-#endif
-
-/// Orders the scratch writes of one team thread's lanes before their next
-/// reads (a warp sync with the team thread's lanes as mask on CUDA; one
-/// wavefront runs in lock step on HIP, where the fence keeps the order).
-KOKKOS_INLINE_FUNCTION void sync_lanes() {
-#if defined(__CUDA_ARCH__)
-  __syncwarp(lane_mask());
-#elif defined(__HIP_DEVICE_COMPILE__)
-  __threadfence_block();
-#endif
-}
-
 /// How many of this team thread's first lanes, from lane 0 on, have `ok`
 /// (W lanes; on host backends W is 1). Every lane gets the same answer.
 KOKKOS_INLINE_FUNCTION int leading_lanes(bool ok, int W) {
 #if defined(__CUDA_ARCH__)
-  const unsigned bits = __ballot_sync(lane_mask(), ok) >> lane_shift();
+  const unsigned bits = __ballot_sync(trellis::detail::lane_mask(), ok) >> trellis::detail::lane_shift();
   const unsigned missing = ~bits & (W == 32 ? 0xffffffffu : (1u << W) - 1);
   return missing ? __ffs(missing) - 1 : W;
 #elif defined(__HIP_DEVICE_COMPILE__)
-  const unsigned long long bits = __ballot(ok) >> lane_shift();
+  const unsigned long long bits = __ballot(ok) >> trellis::detail::lane_shift();
   const unsigned long long missing = ~bits & (W == 64 ? ~0ull : (1ull << W) - 1);
   return missing ? __ffsll(missing) - 1 : W;
 #else
@@ -79,9 +57,11 @@ KOKKOS_INLINE_FUNCTION int leading_lanes(bool ok, int W) {
 }
 
 /// The rows k of a row's L steps, factored or not: every one is, where the
-/// rows are updated a level at a time.
+/// rows are updated a level at a time. A Ready type also says how to order
+/// the reads of the rows it found factored after its flags (acquire).
 struct AllStepsReady {
   KOKKOS_INLINE_FUNCTION bool operator()(ordinal_t) const { return true; }
+  KOKKOS_INLINE_FUNCTION void acquire() const {}
 };
 
 /// One team thread's staging area: row i's columns and blocks, and per L
@@ -112,7 +92,8 @@ struct StagedRow {
 /// s.col) whose rows are factored, ready(k); waits until step q's is, so
 /// r > q. On GPUs the W lanes look at W steps at once, and all wait
 /// together on step q's row (held by another vector group: never lanes on
-/// lanes of their own group). Callers fence before reading row k's values.
+/// lanes of their own group). Callers acquire (Ready::acquire) before
+/// reading row k's values.
 template <class Stage, class Ready>
 KOKKOS_INLINE_FUNCTION offset_t ready_steps(const Stage& s, offset_t q, offset_t nl, int lane, int W,
                                             const Ready& ready) {
@@ -180,11 +161,14 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
 
   const int W = staged_lanes(V);
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, W), [&](int lane) {
-    sync_lanes();  // the staged row, seen by every lane
+    trellis::detail::sync_lanes();  // the staged row, seen by every lane
     // The steps run in ranges [qa, qb) whose rows k are all factored.
     for (offset_t qa = 0, qb = 0; qa < nl; qa = qb) {
       qb = ready_steps(s, qa, nl, lane, W, ready);
-      if (waits) Kokkos::memory_fence();  // acquire: the rows k's values follow their flags
+      if (waits) {  // the rows k's values after their flags, whichever lane saw them
+        ready.acquire();
+        trellis::detail::sync_lanes();
+      }
       // This lane's entry of row k's U for the next `ahead` steps: column
       // (-1: none) and value (B = 1; larger blocks are read when used). The
       // step loop is unrolled by `ahead` so that step q reads slot
@@ -206,7 +190,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       // The inverse diagonals after the ring's loads, which are then in flight with them.
       for (offset_t p = qa + lane; p < qb; p += W)
         for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
-      sync_lanes();
+      trellis::detail::sync_lanes();
 
       for (offset_t q0 = qa; q0 < qb; q0 += ahead) {
 #pragma unroll
@@ -233,7 +217,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
           if (lane == 0)
             for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
           fetch(q + ahead, ring_j[d], ring_u[d]);
-          sync_lanes();  // step q's updates before step q + 1 reads its L_ik
+          trellis::detail::sync_lanes();  // step q's updates before step q + 1 reads its L_ik
         }
       }
     }
