@@ -1,9 +1,8 @@
 #pragma once
 // Shared pieces of the Trellis benchmark drivers: fenced median timing with a
 // per-case time budget, the device-to-device copy bandwidth every GB/s figure
-// is compared with, the device's name, ordered JSON (nlohmann::ordered_json)
-// in the result files' layout, command-line / manifest helpers, and host <->
-// device vector copies.
+// is compared with, the device's name, ordered JSON (nlohmann::ordered_json),
+// command-line / manifest helpers, and host <-> device vector copies.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
 
@@ -14,10 +13,8 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -132,133 +129,61 @@ inline std::string device_name() {
 // Result files are nlohmann::ordered_json documents: keys in the order they
 // were set (readable diffs), doubles in the shortest form that reads back as
 // the same double, integers as integers. NaN and infinities, which JSON has
-// no numbers for, are written as null (nlohmann's rule, and the earlier
-// hand-written writer's). Setting a key again replaces its value in place.
-// The text keeps the layout the result files have always had: one line with
-// ", " and ": " between items, except the arrays made with one_per_line (a
-// file's rows), whose elements each get a line of their own.
+// no numbers for, are written as null (nlohmann's rule). Setting a key again
+// replaces its value. Bytes that are not UTF-8 (a file name in an error
+// message) become U+FFFD instead of an exception.
 
 using Json = nlohmann::ordered_json;
 
-namespace json_layout {  // not `detail`: that would hide trellis::detail here
-
-/// Layout: the JSON pointers (RFC 6901) of the arrays written one element a line.
-using JsonLines = std::set<std::string>;
-
-/// `key` as one step of a JSON pointer ('~' -> "~0", '/' -> "~1").
-inline std::string json_pointer_step(const std::string& key) {
-  std::string out = "/";
-  for (const char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
-}
-
-/// Adds `inner` (the layout of a value) under `step` to `outer`, after
-/// dropping what `outer` had under `step` (a value set again).
-inline void nest_json_lines(JsonLines& outer, const std::string& step, const JsonLines& inner) {
-  for (auto it = outer.lower_bound(step); it != outer.end() && it->compare(0, step.size(), step) == 0;)
-    it = (it->size() == step.size() || (*it)[step.size()] == '/') ? outer.erase(it) : std::next(it);
-  for (const std::string& p : inner) outer.insert(step + p);
-}
-
-/// A scalar or a key as JSON text; bytes that are not UTF-8 (a file name in
-/// an error message) become U+FFFD instead of an exception.
-inline std::string json_scalar_text(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-/// Appends the text of `v`, whose JSON pointer is `at`, to `out`.
-inline void write_json(std::string& out, const Json& v, const std::string& at, const JsonLines& lines) {
-  if (v.is_object()) {
-    out += '{';
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (it != v.begin()) out += ", ";
-      out += json_scalar_text(Json(it.key())) + ": ";
-      write_json(out, it.value(), at + json_pointer_step(it.key()), lines);
-    }
-    out += '}';
-  } else if (v.is_array()) {
-    const bool one_per_line = lines.count(at) > 0;
-    out += one_per_line ? "[\n  " : "[";
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out += one_per_line ? ",\n  " : ", ";
-      write_json(out, v[i], at + "/" + std::to_string(i), lines);
-    }
-    out += one_per_line ? "\n]" : "]";
-  } else {
-    out += json_scalar_text(v);
-  }
-}
-
-}  // namespace json_layout
+/// The text of a result document: one item a line.
+inline std::string json_text(const Json& v) { return v.dump(1, ' ', false, Json::error_handler_t::replace); }
 
 class JsonArray;
 
-/// A JSON object that keeps its keys in insertion order (readable diffs).
+/// A JSON object that keeps its keys in insertion order.
 class JsonObject {
  public:
-  JsonObject& set(const std::string& key, const std::string& v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, const char* v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, double v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, int v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, long long v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, bool v) { return put(key, Json(v)); }
-  JsonObject& set(const std::string& key, const JsonObject& v) { return put(key, v.json(), v.lines()); }
+  template <class T>
+  JsonObject& set(const std::string& key, const T& v) {
+    value_[key] = Json(v);
+    return *this;
+  }
+  JsonObject& set(const std::string& key, const JsonObject& v) {
+    value_[key] = v.json();
+    return *this;
+  }
   inline JsonObject& set(const std::string& key, const JsonArray& v);
   bool empty() const { return value_.empty(); }
   const Json& json() const { return value_; }
-  /// The layout of this object: the arrays in it written one element a line.
-  const json_layout::JsonLines& lines() const { return lines_; }
-  std::string str() const {
-    std::string out;
-    json_layout::write_json(out, value_, "", lines_);
-    return out;
-  }
+  std::string str() const { return json_text(value_); }
 
  private:
-  JsonObject& put(const std::string& key, Json v, const json_layout::JsonLines& lines = {}) {
-    value_[key] = std::move(v);
-    json_layout::nest_json_lines(lines_, json_layout::json_pointer_step(key), lines);
-    return *this;
-  }
   Json value_ = Json::object();
-  json_layout::JsonLines lines_;
 };
 
-/// A JSON array; with `one_per_line`, each element on its own line.
+/// A JSON array.
 class JsonArray {
  public:
-  explicit JsonArray(bool one_per_line = false) : one_per_line_(one_per_line) {}
   JsonArray& push(const JsonObject& v) {
-    json_layout::nest_json_lines(lines_, "/" + std::to_string(value_.size()), v.lines());
     value_.push_back(v.json());
     return *this;
   }
-  JsonArray& push(const std::string& v) {
-    value_.push_back(v);
-    return *this;
-  }
-  JsonArray& push(double v) {
-    value_.push_back(v);
+  template <class T>
+  JsonArray& push(const T& v) {
+    value_.push_back(Json(v));
     return *this;
   }
   const Json& json() const { return value_; }
-  /// The layout of this array: its own line breaks and its elements'.
-  json_layout::JsonLines lines() const {
-    json_layout::JsonLines all = lines_;
-    if (one_per_line_) all.insert("");
-    return all;
-  }
-  std::string str() const {
-    std::string out;
-    json_layout::write_json(out, value_, "", lines());
-    return out;
-  }
+  std::string str() const { return json_text(value_); }
 
  private:
   Json value_ = Json::array();
-  bool one_per_line_;
-  json_layout::JsonLines lines_;
 };
 
-inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) { return put(key, v.json(), v.lines()); }
+inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) {
+  value_[key] = v.json();
+  return *this;
+}
 
 /// Writes `text` to `path` (whole file); false, with a message, on failure.
 inline bool write_text_file(const std::string& path, const std::string& text) {
