@@ -230,11 +230,11 @@ trellis_bad_input_cli(solution_is_history 1 "--history and --write-solution are 
                       solve lap2d5:4x4 --write-solution ${_bad_input_dir}/h.csv --history ${_bad_input_dir}/h.csv)
 trellis_bad_input_cli(empty_rhs_path 1 "trellis solve: error: --rhs needs a file's path \\(got an empty one\\)"
                       solve lap2d5:4x4 --rhs=)
-trellis_bad_input_cli(info_option 1 "trellis info: error: unknown option '--foo' \\(trellis info takes one problem and no options"
+trellis_bad_input_cli(info_option 1 "trellis info: error: unknown option '--foo' \\(trellis info takes one problem and --json FILE"
                       info --foo)
 # A solve that fails before its result leaves no empty output file behind.
 add_test(NAME cli_failed_solve_leaves_no_file
-         COMMAND sh -c "d=$(mktemp -d) && ! \"$0\" solve \"$1\" --write-solution $d/x.mtx --history $d/h.csv && test ! -e $d/x.mtx && test ! -e $d/h.csv && test ! -e $d/h.svg; rc=$?; rm -rf $d; exit $rc"
+         COMMAND sh -c "d=$(mktemp -d) && ! \"$0\" solve \"$1\" --write-solution $d/x.mtx --history $d/h.csv --json $d/r.json && test ! -e $d/x.mtx && test ! -e $d/h.csv && test ! -e $d/h.svg && test ! -e $d/r.json; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli> ${_bad_input_dir}/rectangular.mtx)
 set_tests_properties(cli_failed_solve_leaves_no_file PROPERTIES LABELS unit)
 # Options of a method or preconditioner the solve does not run (were ignored).
@@ -346,3 +346,27 @@ add_test(NAME cli_progress_in_a_log COMMAND ${CMAKE_COMMAND} -E env TRELLIS_PROG
 set_tests_properties(cli_progress_in_a_log PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "\n  iteration +[0-9]+  relative residual [0-9.e+-]+\n")
 trellis_bad_input_cli(flag_with_value 1 "trellis solve: error: --view takes no value \\(got 'yes'\\)" solve lap2d5:8x8 --view=yes)
+# --json's path, checked before any solve as --history's is (issue 60 item 5):
+# a folder that does not exist, a device file, a .gz name, a folder, an input.
+trellis_bad_input_cli(json_bad_path 1 "trellis solve: error: --json: cannot write '/nonexistent/dir/run.json': No such file or directory"
+                      solve lap2d5:8x8 --json /nonexistent/dir/run.json)
+trellis_bad_input_cli(json_info_bad_path 1 "trellis info: error: --json: cannot write '/nonexistent/dir/info.json': No such file or directory"
+                      info lap2d5:8x8 --json /nonexistent/dir/info.json)
+trellis_bad_input_cli(json_in_dev 1 "trellis solve: error: --json '/dev/stdout' is in /dev/: --json writes a regular file"
+                      solve lap2d5:4x4 --json /dev/stdout)
+trellis_bad_input_cli(json_gz 1 "trellis solve: error: --json 'run.json.gz': the document is plain JSON, not gzip-compressed"
+                      solve lap2d5:4x4 --json run.json.gz)
+trellis_bad_input_cli(json_directory 1 "trellis solve: error: --json '.*bad_input' is not a regular file"
+                      solve lap2d5:4x4 --json ${_bad_input_dir})
+trellis_bad_input_cli(json_over_matrix 1 "--json '.*keep_me.mtx' is the problem's file: writing it would destroy the input"
+                      solve ${_bad_input_dir}/keep_me.mtx --json ${_bad_input_dir}/keep_me.mtx)
+trellis_bad_input_cli(json_info_over_matrix 1 "trellis info: error: --json '.*keep_me.mtx' is the problem's file"
+                      info ${_bad_input_dir}/keep_me.mtx --json ${_bad_input_dir}/keep_me.mtx)
+trellis_bad_input_cli(json_empty_path 1 "trellis solve: error: --json needs a file's path \\(got an empty one\\)"
+                      solve lap2d5:4x4 --json=)
+# A --json write that fails (here the file-size limit) is an error, exit 1,
+# and leaves no half-written file.
+add_test(NAME cli_json_failed_write_leaves_no_file
+         COMMAND sh -c "d=$(mktemp -d) && (trap '' XFSZ; ulimit -f 2; exec \"$0\" solve lap2d5:16x16 --compare --json $d/r.json) >/dev/null 2>$d/err; rc=$?; cat $d/err; test $rc = 1 && grep -q \"error: --json: cannot write '$d/r.json': File too large\" $d/err && test ! -e $d/r.json; rc=$?; rm -rf $d; exit $rc"
+                 $<TARGET_FILE:trellis_cli>)
+set_tests_properties(cli_json_failed_write_leaves_no_file PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false")

@@ -51,6 +51,10 @@ const std::string solve_usage =
     "  --rhs FILE  --x0 FILE           b and the start as Matrix Market vectors (default b = A 1,\n"
     "                                  whose solution is x = 1, from x0 = 0)\n"
     "  --write-solution FILE           x of the solve asked for, as a Matrix Market vector\n"
+    "  --json FILE                     what the run printed as one JSON document: the problem, the\n"
+    "                                  settings as run, what auto built and why, status, iterations,\n"
+    "                                  true residual, times, every run's residual history, --compare's\n"
+    "                                  table\n"
     "  --view                          print the settings of the solve as run (solver, stopping,\n"
     "                                  restarts, fallback, the preconditioner and its options)\n"
     "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
@@ -175,6 +179,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.x0 = path();
     else if (k == "--write-solution")
       a.solution = path();
+    else if (k == "--json")
+      a.json = path();
     else if (k.rfind("--", 0) == 0)
       throw InputError("unknown option '" + k + "'\n" + solve_usage);
     else if (k.size() > 1 && k[0] == '-')  // -ksp_type: an option, not a problem

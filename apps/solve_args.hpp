@@ -24,6 +24,7 @@ struct SolveArgs {
   bool compare = false;
   bool view = false;    // print the settings of the solve as run
   std::string history;  // CSV path; the SVG plot goes beside it
+  std::string json;     // what the run printed, as one JSON document
   // Matrix Market vectors (array, one column): b and x0 read, x written.
   // Without rhs, b = A 1 (x = 1 exactly) from x0 = 0.
   std::string rhs, x0, solution;

@@ -1,7 +1,8 @@
 // `trellis solve`: a Krylov solve of a generated problem or a Matrix Market
 // file with a chosen preconditioner; --compare runs the baselines in the same
 // process and prints a speedup table; --history writes the convergence
-// history as CSV and an SVG plot beside it.
+// history as CSV and an SVG plot beside it; --json writes what the run
+// printed as one JSON document.
 #include <Kokkos_Core.hpp>
 #include <unistd.h>
 
@@ -24,7 +25,9 @@
 
 #include "commands.hpp"
 #include "convergence_plot.hpp"
+#include "output_files.hpp"
 #include "solve_args.hpp"
+#include "trellis/config.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/gallery/kronecker_problems.hpp"
@@ -54,6 +57,9 @@ struct Run {
   double setup_seconds = 0, solve_seconds = 0;
   std::string setup_detail;
   KrylovResult result;
+  Json preconditioner = Json::object();  // --json: asked, built, why (auto), setup report
+  Json attempts = Json::array();         // --json: the Solver's attempts
+  Json settings;                         // --json: the settings as run (the solve asked for)
 };
 
 /// Progress during a solve: on a terminal one line rewritten at most five
@@ -121,6 +127,36 @@ void print_settings(const SolveArgs& a, const SolverOptions& o, const BuiltPreco
   if (po.grid[0] > 0) std::printf("  grid             %dx%dx%d\n", po.grid[0], po.grid[1], po.grid[2]);
 }
 
+/// --json: the settings of the solve as run (print_settings's), and where it ran.
+Json settings_json(const SolveArgs& a, const SolverOptions& o, const BuiltPreconditioner& M) {
+  const PreconditionerOptions& po = o.preconditioner_options;
+  Json s;
+  s["solver"] = a.solver;
+  if (a.solver == "bicgstab") s["form"] = to_string(o.form);
+  s["tolerance"] = o.krylov.rel_tol;
+  s["absolute_tolerance"] = o.krylov.abs_tol;
+  s["max_iterations"] = o.krylov.max_iterations;
+  if (a.solver == "gmres") {
+    s["restart"] = o.krylov.restart;
+    s["orthogonalization"] = to_string(o.krylov.orthogonalization);
+  }
+  if (a.solver == "bicgstab") {
+    s["breakdown_restarts"] = o.krylov.max_breakdown_restarts;
+    s["stagnation_window"] = o.krylov.stagnation_window;
+  }
+  s["fallback"] = to_string(o.fallback);
+  s["pivots"] = {{"tolerance", po.pivots.tolerance}, {"boost", po.pivots.boost}};
+  if (M.kind == PreconditionerKind::dd)
+    s["dd"] = {{"partitioner", to_string(po.partitioner)},
+               {"subdomain_rows", int(po.subdomain_rows)},  // 0: automatic
+               {"node_size", int(po.node_size)},            // 0: detected
+               {"coupling_weights", po.coupling_weights}};
+  if (po.grid[0] > 0) s["grid"] = Json::array({po.grid[0], po.grid[1], po.grid[2]});
+  s["backend"] = Kokkos::DefaultExecutionSpace::name();
+  s["host_threads"] = Kokkos::DefaultHostExecutionSpace().concurrency();
+  return s;
+}
+
 /// Solves A x = A 1 from x = 0 with the preconditioner named by spec,
 /// through the Solver (the fallback as --fallback says; baselines strict).
 Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveArgs& a, bool baseline) {
@@ -180,12 +216,30 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   if (a.view && !baseline) print_settings(a, o, M, spec);
   run.label = M.auto_reason.empty() ? M.name : "auto=" + M.name;
   run.setup_detail = M.setup_report;
+  run.preconditioner = {{"asked", spec}, {"built", M.name}};
+  if (!M.auto_reason.empty()) run.preconditioner["auto_reason"] = M.auto_reason;
+  if (!M.setup_report.empty()) run.preconditioner["setup_report"] = M.setup_report;
+  if (!baseline) run.settings = settings_json(a, o, M);
   t0 = now();
   const SolveReport report = solver.solve(b, x);
   Kokkos::fence();
   run.solve_seconds = seconds_since(t0);
   end_progress_line();
   run.result = report.result;
+  for (const SolveAttempt& t : report.attempts) {
+    Json attempt = {{"preconditioner", t.preconditioner}};
+    if (!t.setup_error.empty()) {
+      attempt["setup_error"] = t.setup_error;
+    } else {
+      attempt["status"] = to_string(t.result.status);
+      attempt["iterations"] = t.result.iterations;
+      attempt["setup_seconds"] = t.setup_seconds;
+      attempt["solve_seconds"] = t.solve_seconds;
+    }
+    attempt["boosted_pivots"] = t.boosted_pivots;
+    run.attempts.push_back(std::move(attempt));
+  }
+  if (!report.preconditioner.empty()) run.preconditioner["solved_by"] = report.preconditioner;
   if (!baseline && !a.solution.empty()) {
     std::vector<double> hx(n);
     Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hx.data(), n), x);
@@ -197,6 +251,40 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     if (!report.preconditioner.empty() && report.preconditioner != M.name) run.label += "->" + report.preconditioner;
   }
   return run;
+}
+
+/// --json: one run as print_run and --history give it.
+Json run_json(const Run& r) {
+  Json j;
+  j["label"] = r.label;
+  j["preconditioner"] = r.preconditioner;
+  j["status"] = to_string(r.result.status);
+  j["iterations"] = r.result.iterations;
+  j["true_relative_residual"] = r.result.true_relative_residual;
+  j["setup_seconds"] = r.setup_seconds;
+  j["solve_seconds"] = r.solve_seconds;
+  Json restarts = Json::array();
+  for (const KrylovRestart& k : r.result.restarts)
+    restarts.push_back({{"iteration", k.iteration}, {"reason", to_string(k.reason)}});
+  j["restarts"] = std::move(restarts);
+  if (!r.attempts.empty()) j["attempts"] = r.attempts;
+  j["history"] = r.result.history;  // relative residual per iteration, the start first
+  return j;
+}
+
+/// --json: what every document starts with.
+Json document_head(const std::vector<std::string>& args) {
+  return {{"command", "trellis solve"}, {"trellis_version", TRELLIS_VERSION}, {"arguments", args}};
+}
+
+/// --json: the preconditioner and the outcome of the solve asked for.
+void add_outcome(Json& doc, const Run& r) {
+  doc["preconditioner"] = r.preconditioner;
+  doc["status"] = to_string(r.result.status);
+  doc["iterations"] = r.result.iterations;
+  doc["true_relative_residual"] = r.result.true_relative_residual;
+  doc["setup_seconds"] = r.setup_seconds;
+  doc["solve_seconds"] = r.solve_seconds;
 }
 
 void print_run(const Run& r) {
@@ -233,6 +321,7 @@ void check_outputs_overwrite_no_input(const SolveArgs& a) {
   if (!a.x0.empty()) inputs.push_back({"--x0", a.x0});
   for (const auto& f : a.kron_files) inputs.push_back({"a --kron file", f});
   if (!a.solution.empty()) outputs.push_back({"--write-solution", a.solution});
+  if (!a.json.empty()) outputs.push_back({"--json", a.json});
   if (!a.history.empty()) {
     outputs.push_back({"--history", a.history});
     if (plot_path(a.history) != a.history)  // else check_history_writable says what --history takes
@@ -248,19 +337,6 @@ void check_outputs_overwrite_no_input(const SolveArgs& a) {
         throw InputError(outputs[o].first + " and " + outputs[p].first + " are the same file '" + outputs[o].second +
                          "': one would overwrite the other");
   }
-}
-
-/// Fails, naming `what` and the system's reason, when `path` cannot be
-/// opened for writing; a file the probe created is removed again, so that a
-/// solve that fails later leaves no empty file behind.
-void probe_writable(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  {
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) throw InputError(what + ": cannot write '" + path + "': " + std::strerror(errno));
-  }
-  if (!existed) std::filesystem::remove(path, ec);
 }
 
 /// Fails before any solve when the history files cannot be written (a
@@ -304,7 +380,7 @@ void write_history(const std::string& path, const std::vector<Run>& runs) {
 }
 
 /// GMRES on a Kronecker system, F = K 1, with no or a stage preconditioner.
-int kronecker_solve(const SolveArgs& a) {
+int kronecker_solve(const SolveArgs& a, const std::vector<std::string>& args) {
   const KroneckerSystem sys = a.kron_files.empty()
                                   ? kron_stokes_system(a.problem)
                                   : io::read_kronecker_system(a.kron_files[0], a.kron_files[1], a.kron_files[2],
@@ -319,14 +395,19 @@ int kronecker_solve(const SolveArgs& a) {
   Kokkos::deep_copy(ones, 1.0);
   K.apply(ones, b);
   Run run;
+  run.preconditioner = {{"asked", a.precond}};
   auto t0 = now();
   std::unique_ptr<Preconditioner<double, Device>> P;
   if (a.precond == "none") {
     P = std::make_unique<IdentityPreconditioner<double, Device>>();
     run.label = "none";
+    run.preconditioner["built"] = run.label;
   } else {
     auto stages = std::make_unique<KroneckerStagePreconditioner>(sys, 0, a.precond, a.options);
     run.label = "stages:" + stages->stage().name;
+    run.preconditioner["built"] = run.label;
+    run.preconditioner["alpha"] = stages->alpha();
+    run.preconditioner["gamma"] = stages->gamma();
     std::printf("preconditioner: I_s (x) %s(%g M + %g tau L)\n", stages->stage().name.c_str(), stages->alpha(),
                 stages->gamma());
     P = std::move(stages);
@@ -339,6 +420,32 @@ int kronecker_solve(const SolveArgs& a) {
   run.solve_seconds = seconds_since(t0);
   print_run(run);
   if (!a.history.empty()) write_history(a.history, {run});
+  if (!a.json.empty()) {
+    Json doc = document_head(args);
+    Json& problem = doc["problem"];
+    if (a.kron_files.empty())
+      problem["spec"] = a.problem;
+    else
+      problem["files"] = a.kron_files, problem["tau"] = a.tau;
+    problem["description"] = sys.description;
+    problem["space_rows"] = sys.space_rows();
+    problem["stages"] = sys.stages;
+    problem["unknowns"] = K.num_rows();
+    problem["block_size"] = sys.M.block_size;
+    problem["shared_pattern"] = K.shared_pattern();
+    doc["options"] = {{"solver", "gmres"},
+                      {"tolerance", a.krylov.rel_tol},
+                      {"absolute_tolerance", a.krylov.abs_tol},
+                      {"max_iterations", a.krylov.max_iterations},
+                      {"restart", a.krylov.restart},
+                      {"orthogonalization", to_string(a.krylov.orthogonalization)},
+                      {"backend", Kokkos::DefaultExecutionSpace::name()},
+                      {"host_threads", Kokkos::DefaultHostExecutionSpace().concurrency()}};
+    add_outcome(doc, run);
+    doc["runs"] = Json::array({run_json(run)});
+    if (!a.history.empty()) doc["history_file"] = a.history;
+    write_json_file(a.json, doc);
+  }
   return run.result.converged() ? 0 : 3;
 }
 
@@ -397,7 +504,8 @@ int solve_command(const std::vector<std::string>& args) {
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
   if (!a.solution.empty()) probe_writable(a.solution, "--write-solution");
-  if (a.kronecker()) return kronecker_solve(a);
+  if (!a.json.empty()) check_json_path(a.json);
+  if (a.kronecker()) return kronecker_solve(a, args);
   const gallery::Problem p = gallery::load_problem(a.problem);
   std::printf("problem: %s (%s), %d rows, %d nonzeros%s\n", p.name.c_str(), p.description.c_str(), p.matrix.num_rows,
               p.matrix.nnz(), p.block_matrix ? (", BSR b=" + std::to_string(p.block_matrix->block_size)).c_str() : "");
@@ -410,17 +518,20 @@ int solve_command(const std::vector<std::string>& args) {
     for (const char* s : {"dd", "ilu0-kk", "ilu0:levelset-csr", "ilu0:auto", "jacobi"})
       if (specs.front() != s && !(std::string(s) == "dd" && specs.front().rfind("dd:", 0) == 0)) specs.push_back(s);
   std::vector<Run> runs;
+  Json skipped = Json::array();  // --json: the baselines that could not run, and why
   for (const auto& spec : specs) {
     try {
       runs.push_back(solve_with(p, spec, a, spec != specs.front()));
     } catch (const Error& e) {
       if (spec == specs.front()) throw;                            // the solve asked for: an error
       std::printf("%-28s skipped: %s\n", spec.c_str(), e.what());  // a baseline: say why, go on
+      skipped.push_back({{"preconditioner", spec}, {"error", e.what()}});
       continue;
     }
     if (!runs.back().setup_detail.empty()) std::printf("%s\n", runs.back().setup_detail.c_str());
     print_run(runs.back());
   }
+  Json compare;  // --json: the table's rows
   if (a.compare) {
     // Only converged runs that iterated are ranked: a run stopped at the
     // limit has not solved the problem, and a 0-iteration run timed nothing.
@@ -432,14 +543,26 @@ int solve_command(const std::vector<std::string>& args) {
       if (!base && rankable(r)) base = &r;
     std::printf("\n%-28s %6s %10s %10s %14s %14s\n", "preconditioner", "iters", "solve s", "total s", "speedup(solve)",
                 "speedup(total)");
+    compare["baseline"] = base ? Json(base->label) : Json(nullptr);
+    compare["rows"] = Json::array();
     for (const Run& r : runs) {
       const double total = r.setup_seconds + r.solve_seconds;
       std::printf("%-28s %6d %10.4f %10.4f ", r.label.c_str(), r.result.iterations, r.solve_seconds, total);
-      if (base && rankable(r))
-        std::printf("%13.2fx %13.2fx\n", base->solve_seconds / r.solve_seconds,
-                    (base->setup_seconds + base->solve_seconds) / total);
-      else
+      Json row = {{"preconditioner", r.label},
+                  {"iterations", r.result.iterations},
+                  {"solve_seconds", r.solve_seconds},
+                  {"total_seconds", total}};
+      if (base && rankable(r)) {
+        const double solve_speedup = base->solve_seconds / r.solve_seconds;
+        const double total_speedup = (base->setup_seconds + base->solve_seconds) / total;
+        std::printf("%13.2fx %13.2fx\n", solve_speedup, total_speedup);
+        row["speedup_solve"] = solve_speedup, row["speedup_total"] = total_speedup;
+      } else {
         std::printf("%14s %14s\n", "-", r.result.converged() ? "(0 iterations)" : "(not converged)");
+        row["speedup_solve"] = row["speedup_total"] = nullptr;  // not ranked
+        row["not_ranked"] = r.result.converged() ? "0 iterations" : "not converged";
+      }
+      compare["rows"].push_back(std::move(row));
     }
     if (base)
       std::printf("speedups against %s, same process; runs that did not converge or did not iterate are not ranked\n",
@@ -449,6 +572,26 @@ int solve_command(const std::vector<std::string>& args) {
       std::printf("no run converged after iterating: nothing to rank\n");
   }
   if (!a.history.empty()) write_history(a.history, runs);
+  if (!a.json.empty()) {
+    Json doc = document_head(args);
+    doc["problem"] = {{"spec", a.problem},
+                      {"name", p.name},
+                      {"description", p.description},
+                      {"rows", p.matrix.num_rows},
+                      {"nonzeros", p.matrix.nnz()},
+                      {"block_size", p.block_matrix ? p.block_matrix->block_size : 1}};
+    doc["right_hand_side"] = a.rhs.empty() ? "A 1" : a.rhs;  // b = A 1: the solution is x = 1
+    doc["start"] = a.x0.empty() ? "0" : a.x0;
+    doc["options"] = runs.front().settings;
+    add_outcome(doc, runs.front());
+    if (!a.solution.empty()) doc["solution_file"] = a.solution;
+    if (!a.history.empty()) doc["history_file"] = a.history;
+    Json all = Json::array();
+    for (const Run& r : runs) all.push_back(run_json(r));
+    doc["runs"] = std::move(all);
+    if (a.compare) doc["skipped"] = std::move(skipped), doc["compare"] = std::move(compare);
+    write_json_file(a.json, doc);
+  }
   for (const Run& r : runs)
     if (!r.result.converged()) return 3;
   return 0;

@@ -178,10 +178,11 @@ bool help_asked(int argc, char** argv) {
     std::printf("%s", trellis::cli::solve_usage.c_str());
   else if (command == "info")
     std::printf(
-        "usage: trellis info [PROBLEM]\n"
+        "usage: trellis info [PROBLEM] [--json FILE]\n"
         "  size, symmetry, diagonal, the level parallelism of L and U, memory, and what the\n"
         "  preconditioner auto would choose, of a Matrix Market file or a generated problem\n"
-        "  (trellis help lists the forms); a kron-stokes: spec gives the system's sizes\n");
+        "  (trellis help lists the forms); a kron-stokes: spec gives the system's sizes\n"
+        "  --json FILE   the same as one JSON document\n");
   else
     print_usage(stdout);
   return true;

@@ -1,7 +1,7 @@
 #pragma once
 // Shared pieces of the Trellis benchmark drivers: fenced median timing with a
 // per-case time budget, the device-to-device copy bandwidth every GB/s figure
-// is compared with, the device's name, a small ordered JSON writer,
+// is compared with, the device's name, ordered JSON (nlohmann::ordered_json),
 // command-line / manifest helpers, and host <-> device vector copies.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -125,91 +126,64 @@ inline std::string device_name() {
 }
 
 // ------------------------------------------------------------------ JSON ---
+// Result files are nlohmann::ordered_json documents: keys in the order they
+// were set (readable diffs), doubles in the shortest form that reads back as
+// the same double, integers as integers. NaN and infinities, which JSON has
+// no numbers for, are written as null (nlohmann's rule). Setting a key again
+// replaces its value. Bytes that are not UTF-8 (a file name in an error
+// message) become U+FFFD instead of an exception.
 
-/// Text of a JSON string literal.
-inline std::string json_quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+using Json = nlohmann::ordered_json;
 
-/// Text of a JSON number; NaN and infinities (not JSON) become null.
-inline std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+/// The text of a result document: one item a line.
+inline std::string json_text(const Json& v) { return v.dump(1, ' ', false, Json::error_handler_t::replace); }
 
 class JsonArray;
 
-/// A JSON object that keeps its keys in insertion order (readable diffs).
+/// A JSON object that keeps its keys in insertion order.
 class JsonObject {
  public:
-  JsonObject& set(const std::string& key, const std::string& v) { return raw(key, json_quote(v)); }
-  JsonObject& set(const std::string& key, const char* v) { return raw(key, json_quote(v)); }
-  JsonObject& set(const std::string& key, double v) { return raw(key, json_number(v)); }
-  JsonObject& set(const std::string& key, int v) { return raw(key, std::to_string(v)); }
-  JsonObject& set(const std::string& key, long long v) { return raw(key, std::to_string(v)); }
-  JsonObject& set(const std::string& key, bool v) { return raw(key, v ? "true" : "false"); }
-  JsonObject& set(const std::string& key, const JsonObject& v) { return raw(key, v.str()); }
-  inline JsonObject& set(const std::string& key, const JsonArray& v);
-  /// A value already in JSON form.
-  JsonObject& raw(const std::string& key, std::string json) {
-    fields_.emplace_back(key, std::move(json));
+  template <class T>
+  JsonObject& set(const std::string& key, const T& v) {
+    value_[key] = Json(v);
     return *this;
   }
-  bool empty() const { return fields_.empty(); }
-  std::string str() const {
-    std::string out = "{";
-    for (size_t i = 0; i < fields_.size(); ++i)
-      out += (i ? ", " : "") + json_quote(fields_[i].first) + ": " + fields_[i].second;
-    return out + "}";
+  JsonObject& set(const std::string& key, const JsonObject& v) {
+    value_[key] = v.json();
+    return *this;
   }
+  inline JsonObject& set(const std::string& key, const JsonArray& v);
+  bool empty() const { return value_.empty(); }
+  const Json& json() const { return value_; }
+  std::string str() const { return json_text(value_); }
 
  private:
-  std::vector<std::pair<std::string, std::string>> fields_;
+  Json value_ = Json::object();
 };
 
-/// A JSON array; with `one_per_line`, each element on its own line.
+/// A JSON array.
 class JsonArray {
  public:
-  explicit JsonArray(bool one_per_line = false) : one_per_line_(one_per_line) {}
-  JsonArray& push(const JsonObject& v) { return raw(v.str()); }
-  JsonArray& push(const std::string& v) { return raw(json_quote(v)); }
-  JsonArray& push(double v) { return raw(json_number(v)); }
-  JsonArray& raw(std::string json) {
-    items_.push_back(std::move(json));
+  JsonArray& push(const JsonObject& v) {
+    value_.push_back(v.json());
     return *this;
   }
-  std::string str() const {
-    const char* sep = one_per_line_ ? ",\n  " : ", ";
-    std::string out = one_per_line_ ? "[\n  " : "[";
-    for (size_t i = 0; i < items_.size(); ++i) out += (i ? sep : "") + items_[i];
-    return out + (one_per_line_ ? "\n]" : "]");
+  template <class T>
+  JsonArray& push(const T& v) {
+    value_.push_back(Json(v));
+    return *this;
   }
+  const Json& json() const { return value_; }
+  std::string str() const { return json_text(value_); }
 
  private:
-  bool one_per_line_;
-  std::vector<std::string> items_;
+  Json value_ = Json::array();
 };
 
-inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) { return raw(key, v.str()); }
+inline JsonObject& JsonObject::set(const std::string& key, const JsonArray& v) {
+  value_[key] = v.json();
+  return *this;
+}
 
 /// Writes `text` to `path` (whole file); false, with a message, on failure.
 inline bool write_text_file(const std::string& path, const std::string& text) {

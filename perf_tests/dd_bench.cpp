@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
 #if defined(TRELLIS_WITH_CUSPARSE)
     bench::CusparseLibrary cusparse;
 #endif
-    JsonArray rows(true);
+    JsonArray rows;
     std::vector<double> vs_cusparse, vs_global, lower_vs_cusparse;
     std::vector<std::string> table;
     for (const std::string& spec : args.problems) {

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
               "regions");
   bench::TimingPolicy policy;
   policy.warmups = 1, policy.reps = 7, policy.max_seconds = 0.5;
-  bench::JsonArray out(true);
+  bench::JsonArray out;
   std::vector<double> speedups;
   bool all_same = true;
   for (const auto& path : problems) {

@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
 #if defined(TRELLIS_WITH_CUSPARSE)
     bench::CusparseLibrary cusparse;
 #endif
-    JsonArray rows(true);
+    JsonArray rows;
     std::vector<double> seq_ratio_dd, seq_ratio_best, numeric_ratio_dd, numeric_ratio_global;
     std::vector<double> seq_ratio_auto, auto_vs_better;
     for (const auto& spec : problems) {

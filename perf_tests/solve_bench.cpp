@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
 #if defined(TRELLIS_WITH_CUSPARSE)
     bench::CusparseLibrary cusparse;
 #endif
-    JsonArray rows(true);
+    JsonArray rows;
     std::vector<double> excl, incl, auto_excl, auto_incl, auto_vs_better;
     std::vector<std::string> auto_failed;  // where cuSPARSE converged and auto did not
     for (const auto& spec : problems) {

@@ -382,7 +382,7 @@ int run(int argc, char** argv) {
   policy.max_seconds = 5;
   const double copy_gbs = bench::measure_copy_bandwidth(quick ? (1u << 24) : (size_t(1) << 30));
   std::printf("struct_bench on %s; copy bandwidth %.0f GB/s\n", bench::device_name().c_str(), copy_gbs);
-  JsonArray kernels(true), solve_rows(true);
+  JsonArray kernels, solve_rows;
   std::vector<double> lower_speedups, factor_speedups;
   for (const Case& c : parse_cases(cases_text)) {
     try {

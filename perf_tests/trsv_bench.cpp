@@ -859,7 +859,7 @@ std::pair<int, int> count_failures(const std::vector<ProblemResult>& results) {
 /// The whole JSON document (rewritten after each problem, so a run that is
 /// cut short still leaves its results).
 std::string results_json(const std::vector<ProblemResult>& results, const Options& o, double copy_gbs, bool complete) {
-  JsonArray problems(true);
+  JsonArray problems;
   std::vector<double> vs_cusparse, vs_tp1;
   for (const auto& p : results) {
     problems.push(problem_json(p, copy_gbs));

@@ -62,7 +62,8 @@ trap finish EXIT
 deps() {
   mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
   TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda || return 1
-  # GoogleTest and METIS are not installed there: build / unpack the carried ones.
+  # GoogleTest, METIS and nlohmann-json are not installed there: build / unpack
+  # the carried ones (every carried .deb into one folder, $work/metis).
   cmake -S "$carry/googletest" -B "$work/gtest-build" -DCMAKE_INSTALL_PREFIX="$work/gtest" \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 &&
   cmake --build "$work/gtest-build" -j 16 && cmake --install "$work/gtest-build" &&
@@ -77,7 +78,8 @@ configure() {
     -DKokkos_ROOT="$TRELLIS_DEPS/install/cuda" -DKokkosKernels_ROOT="$TRELLIS_DEPS/install/cuda" \
     -DCMAKE_PREFIX_PATH="$prefix;$work/gtest;$work/metis/usr" ${TRELLIS_DEVICE_CMAKE_ARGS:-} \
     -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
-    -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)"
+    -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)" \
+    -Dnlohmann_json_DIR="$work/metis/usr/share/cmake/nlohmann_json"
 }
 build() { cmake --build "$work/build" -j 16 ${TRELLIS_DEVICE_TARGETS:+--target $TRELLIS_DEVICE_TARGETS}; }
 unit() {
