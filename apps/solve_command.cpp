@@ -253,31 +253,12 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   return run;
 }
 
-/// --json: one run as print_run and --history give it.
-Json run_json(const Run& r) {
-  Json j;
-  j["label"] = r.label;
-  j["preconditioner"] = r.preconditioner;
-  j["status"] = to_string(r.result.status);
-  j["iterations"] = r.result.iterations;
-  j["true_relative_residual"] = r.result.true_relative_residual;
-  j["setup_seconds"] = r.setup_seconds;
-  j["solve_seconds"] = r.solve_seconds;
-  Json restarts = Json::array();
-  for (const KrylovRestart& k : r.result.restarts)
-    restarts.push_back({{"iteration", k.iteration}, {"reason", to_string(k.reason)}});
-  j["restarts"] = std::move(restarts);
-  if (!r.attempts.empty()) j["attempts"] = r.attempts;
-  j["history"] = r.result.history;  // relative residual per iteration, the start first
-  return j;
-}
-
 /// --json: what every document starts with.
 Json document_head(const std::vector<std::string>& args) {
   return {{"command", "trellis solve"}, {"trellis_version", TRELLIS_VERSION}, {"arguments", args}};
 }
 
-/// --json: the preconditioner and the outcome of the solve asked for.
+/// --json: the preconditioner and the outcome of a run.
 void add_outcome(Json& doc, const Run& r) {
   doc["preconditioner"] = r.preconditioner;
   doc["status"] = to_string(r.result.status);
@@ -285,6 +266,20 @@ void add_outcome(Json& doc, const Run& r) {
   doc["true_relative_residual"] = r.result.true_relative_residual;
   doc["setup_seconds"] = r.setup_seconds;
   doc["solve_seconds"] = r.solve_seconds;
+}
+
+/// --json: one run as print_run and --history give it.
+Json run_json(const Run& r) {
+  Json j;
+  j["label"] = r.label;
+  add_outcome(j, r);
+  Json restarts = Json::array();
+  for (const KrylovRestart& k : r.result.restarts)
+    restarts.push_back({{"iteration", k.iteration}, {"reason", to_string(k.reason)}});
+  j["restarts"] = std::move(restarts);
+  if (!r.attempts.empty()) j["attempts"] = r.attempts;
+  j["history"] = r.result.history;  // relative residual per iteration, the start first
+  return j;
 }
 
 void print_run(const Run& r) {
