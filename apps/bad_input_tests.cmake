@@ -370,3 +370,11 @@ add_test(NAME cli_json_failed_write_leaves_no_file
          COMMAND sh -c "d=$(mktemp -d) && (trap '' XFSZ; ulimit -f 2; exec \"$0\" solve lap2d5:16x16 --compare --json $d/r.json) >/dev/null 2>$d/err; rc=$?; cat $d/err; test $rc = 1 && grep -q \"error: --json: cannot write '$d/r.json': File too large\" $d/err && test ! -e $d/r.json; rc=$?; rm -rf $d; exit $rc"
                  $<TARGET_FILE:trellis_cli>)
 set_tests_properties(cli_json_failed_write_leaves_no_file PROPERTIES LABELS unit ENVIRONMENT "OMP_PROC_BIND=false")
+
+# --repeat (issue 60 item 4): a count of runs, 1 to 100; no effect on Kronecker systems.
+trellis_bad_input_cli(repeat_zero 1 "trellis solve: error: --repeat: 0 is out of range \\(1 to 100 runs\\)"
+                      solve lap2d5:8x8 --repeat 0)
+trellis_bad_input_cli(repeat_fraction 1 "trellis solve: error: --repeat: '2.5' is not a whole number"
+                      solve lap2d5:8x8 --repeat 2.5)
+trellis_bad_input_cli(kron_repeat 1 "trellis solve: error: --repeat has no effect on a Kronecker system"
+                      solve kron-stokes:2x2x2 --repeat 2)

@@ -85,6 +85,12 @@ else()
     get(reason preconditioner auto_reason)  # why auto built what it did
     get(baseline compare baseline)
     expect("${baseline}" ilu0-kk)
+    get(per_method compare runs_per_method)  # --compare: medians of 3 runs each
+    expect("${per_method}" 3)
+    get(first_runs runs 0 runs)
+    expect("${first_runs}" 3)
+    get(backend compare backend)  # how the baseline ran: the same backend and threads
+    get(threads compare threads)
     string(JSON runs LENGTH "${text}" runs)
     string(JSON table LENGTH "${text}" compare rows)
     expect("${table}" "${runs}")

@@ -17,12 +17,12 @@ namespace trellis::cli {
 const std::string solve_usage =
     "usage: trellis solve [PROBLEM] [options]\n"
     "  --solver bicgstab|gmres|cg      (default bicgstab)\n"
-    "  --precond NAME[:VARIANT]        (default auto: dd or ilu0 by the matrix's levels) one of\n" +
+    "  --precond NAME[:VARIANT]        (default auto: jacobi, dd or ilu0, docs/api.md) one of\n" +
     preconditioner_usage(34) +
     "                                  (names in any case, '_' for '-': the papers' dag_ec_ILDUO_fused works)\n"
     "  --form " +
     names<BicgstabForm>("|") +
-    "              BiCGSTAB preconditioning (seed 000 Alg. 2.1; default right,\n"
+    "              BiCGSTAB preconditioning (the DD paper's Alg. 2.1; default right,\n"
     "                                  K2 = M whole; split applies K1 = L D and K2 = U' apart)\n"
     "  --tol T  --max-iter N  --restart M\n"
     "  --orthogonalization " +
@@ -46,7 +46,10 @@ const std::string solve_usage =
     "  --stagnation-window N           BiCGSTAB: N iterations without a 10% drop is a stagnation\n"
     "                                  (default 300; 0: never)\n"
     "  --compare                       also run global ILU0 (Kokkos Kernels sptrsv, our level-set\n"
-    "                                  and auto solves) and Jacobi\n"
+    "                                  and auto solves) and Jacobi, each timed as the median of\n"
+    "                                  --repeat runs\n"
+    "  --repeat N                      set up and solve each method N times (1 to 100; default 3\n"
+    "                                  with --compare, else 1): times are the medians\n"
     "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
     "  --rhs FILE  --x0 FILE           b and the start as Matrix Market vectors (default b = A 1,\n"
     "                                  whose solution is x = 1, from x0 = 0)\n"
@@ -57,7 +60,7 @@ const std::string solve_usage =
     "                                  table\n"
     "  --view                          print the settings of the solve as run (solver, stopping,\n"
     "                                  restarts, fallback, the preconditioner and its options)\n"
-    "Kronecker systems (A (x) M + tau B (x) L) U = F (seed 001), solved with GMRES:\n"
+    "Kronecker systems (A (x) M + tau B (x) L) U = F, solved with GMRES:\n"
     "  trellis solve --kron M.mtx L.mtx A.mtx B.mtx --tau T [--block-size B]\n"
     "  trellis solve kron-stokes:NXxNYxNZ[:s=S][:tau=T]   (generated Stokes-like b=4, Radau IIA)\n"
     "                                  --precond none (default) or a stage preconditioner\n"
@@ -169,6 +172,8 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
       a.krylov.stagnation_window = whole(value(), 0, 1e9, "0 to 10^9");
     else if (k == "--compare")
       a.compare = flag();
+    else if (k == "--repeat")
+      a.repeat = whole(value(), 1, 100, "1 to 100 runs");
     else if (k == "--view")
       a.view = flag();
     else if (k == "--history")
@@ -222,7 +227,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
                 "is BiCGSTAB's; the solver is " + a.solver);
   refuse_unless(!a.kron_files.empty(), {"--block-size"}, "is for --kron systems");
   refuse_unless(
-      !a.kronecker(), {"--fallback", "--view"},
+      !a.kronecker(), {"--fallback", "--view", "--repeat"},
       "has no effect on a Kronecker system (GMRES with its stage preconditioner: no fallback, no settings view)");
   const std::string family = a.precond.substr(0, a.precond.find(':'));
   refuse_unless(a.compare || family == "dd" || family == "auto",

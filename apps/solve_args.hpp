@@ -22,6 +22,7 @@ struct SolveArgs {
   PreconditionerOptions options;
   FallbackPolicy fallback = FallbackPolicy::automatic;  // Solver's: after auto only
   bool compare = false;
+  int repeat = 0;       // runs of each method, times their median; 0: 3 with --compare, else 1
   bool view = false;    // print the settings of the solve as run
   std::string history;  // CSV path; the SVG plot goes beside it
   std::string json;     // what the run printed, as one JSON document

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -60,7 +61,14 @@ struct Run {
   Json preconditioner = Json::object();  // --json: asked, built, why (auto), setup report
   Json attempts = Json::array();         // --json: the Solver's attempts
   Json settings;                         // --json: the settings as run (the solve asked for)
+  int repeat = 1;                        // runs whose median times these are
 };
+
+/// The median of a few times (the upper middle of an even count).
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
 
 /// Progress during a solve: on a terminal one line rewritten at most five
 /// times a second; elsewhere (a log) a line every TRELLIS_PROGRESS_SECONDS
@@ -177,20 +185,21 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     A.apply(ones, b);
   else
     read_vector(a.rhs, "--rhs", b);
+  Vector x_start("x_start", n);  // x0, each run's start
   if (!a.x0.empty()) {
     // The solvers balance an extreme b (with_balanced_rhs), not x0: an x0
     // whose norm overflows, or whose r0 = b - A x0 does, ends every method
     // "non-finite" at its first step without naming the start.
-    read_vector(a.x0, "--x0", x);
+    read_vector(a.x0, "--x0", x_start);
     const Kokkos::DefaultExecutionSpace space;
-    if (!std::isfinite(detail::norm2(space, x))) {  // the library's norm: scaled, so only a true overflow
+    if (!std::isfinite(detail::norm2(space, x_start))) {  // the library's norm: scaled, so only a true overflow
       char text[32];
-      std::snprintf(text, sizeof text, "%.3g", detail::max_abs(space, x));
+      std::snprintf(text, sizeof text, "%.3g", detail::max_abs(space, x_start));
       throw InputError("--x0 '" + a.x0 + "': its 2-norm overflows a double (largest entry " + text +
                        "); start from a smaller x0, or scale the system");
     }
     Vector ax("ax", n);
-    A.apply(x, ax);
+    A.apply(x_start, ax);
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ax);
     for (size_t i = 0; i < n; ++i)
       if (!std::isfinite(h(i)))
@@ -207,11 +216,30 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   if (p.grid[0] > 0 && o.preconditioner_options.grid[0] == 0)
     o.preconditioner_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
   o.fallback = baseline ? FallbackPolicy::strict : a.fallback;
-  auto t0 = now();
-  Solver solver(p.matrix, A.matrix(), o);
-  Kokkos::fence();
+  // Each of the runs sets up and solves anew (a fallback's state does not
+  // carry over); the times are the medians, the rest is the last run's.
+  const int runs = a.repeat > 0 ? a.repeat : a.compare ? 3 : 1;
+  std::vector<double> setup_s, solve_s;
+  std::optional<Solver> kept;
+  SolveReport report;
+  for (int r = 0; r < runs; ++r) {
+    kept.reset();  // the previous run's device memory, freed before the next setup
+    const auto t0 = now();
+    kept.emplace(p.matrix, A.matrix(), o);
+    Kokkos::fence();
+    setup_s.push_back(seconds_since(t0));
+    Kokkos::deep_copy(x, x_start);
+    const auto t1 = now();
+    report = kept->solve(b, x);
+    Kokkos::fence();
+    solve_s.push_back(seconds_since(t1));
+    end_progress_line();
+  }
+  const Solver& solver = *kept;
   Run run;
-  run.setup_seconds = seconds_since(t0);
+  run.setup_seconds = median(setup_s);
+  run.solve_seconds = median(solve_s);
+  run.repeat = runs;
   const BuiltPreconditioner& M = solver.preconditioner();
   if (a.view && !baseline) print_settings(a, o, M, spec);
   run.label = M.auto_reason.empty() ? M.name : "auto=" + M.name;
@@ -220,11 +248,6 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   if (!M.auto_reason.empty()) run.preconditioner["auto_reason"] = M.auto_reason;
   if (!M.setup_report.empty()) run.preconditioner["setup_report"] = M.setup_report;
   if (!baseline) run.settings = settings_json(a, o, M);
-  t0 = now();
-  const SolveReport report = solver.solve(b, x);
-  Kokkos::fence();
-  run.solve_seconds = seconds_since(t0);
-  end_progress_line();
   run.result = report.result;
   for (const SolveAttempt& t : report.attempts) {
     Json attempt = {{"preconditioner", t.preconditioner}};
@@ -273,6 +296,7 @@ Json run_json(const Run& r) {
   Json j;
   j["label"] = r.label;
   add_outcome(j, r);
+  j["runs"] = r.repeat;  // the times are the medians of these
   Json restarts = Json::array();
   for (const KrylovRestart& k : r.result.restarts)
     restarts.push_back({{"iteration", k.iteration}, {"reason", to_string(k.reason)}});
@@ -565,6 +589,14 @@ int solve_command(const std::vector<std::string>& args) {
                                            : base->label.c_str());
     else
       std::printf("no run converged after iterating: nothing to rank\n");
+    // How every method ran: the baseline on the same backend and threads as the rest.
+    std::printf(
+        "times: the median of %d runs of each method, setup and solve timed apart; every method on %s, %d "
+        "threads or lanes\n",
+        runs.front().repeat, Kokkos::DefaultExecutionSpace::name(), int(Kokkos::DefaultExecutionSpace().concurrency()));
+    compare["runs_per_method"] = runs.front().repeat;
+    compare["backend"] = Kokkos::DefaultExecutionSpace::name();
+    compare["threads"] = int(Kokkos::DefaultExecutionSpace().concurrency());
   }
   if (!a.history.empty()) write_history(a.history, runs);
   if (!a.json.empty()) {
