@@ -9,7 +9,7 @@
 //   dd[:DD-APPLY]          the domain-decomposition ILDU0 (seed 000), reordered numbering
 //   structilu[:KIND]       StructILU (seed 003) of a stencil matrix: ilu0 (default), ilu1, ic0,
 //                          ic1; needs options.grid (the matrix's stencil is read from A)
-//   auto                   dd or ilu0, by the rule of preconditioner_choice.hpp
+//   auto                   jacobi, dd or ilu0, by the rule of preconditioner_choice.hpp
 //
 // TRSV names a TrsvAlgorithm (default auto), DD-APPLY a DdApply (default by
 // backend); names parse as name_table.hpp says (the papers' spellings too).
@@ -74,7 +74,7 @@ class BuiltPreconditioner {
   using vector_type = Kokkos::View<double*, DefaultDevice>;
   using const_vector_type = Kokkos::View<const double*, DefaultDevice>;
 
-  /// What was built: auto gives dd or ilu0.
+  /// What was built: auto gives jacobi, dd or ilu0.
   PreconditionerKind kind = PreconditionerKind::none;
   /// Canonical NAME[:VARIANT] of what was built, dd's default variant filled
   /// in ("dd:dag-vc-ilduo-fused", "ilu0:elmr-value", "ilu0").

@@ -13,7 +13,7 @@
 // breaks down, stagnates or ends non-finite (after BiCGSTAB's own restarts),
 // the solve goes on with the next candidate, from the best iterate so far,
 // within the one iteration budget (KrylovOptions::max_iterations):
-//   the preconditioner asked for (auto: dd or ilu0, by its rule)
+//   the preconditioner asked for (auto: jacobi, dd or ilu0, by its rule)
 //   -> ilu0 (global ILU0, the fastest triangular solve)
 //   -> ilu0 with boosted pivots (SolverOptions::boosted_pivots)
 // A candidate equal to one already tried is skipped. The report lists every
