@@ -212,6 +212,42 @@ TEST(Solver, FallsBackFromTheBestIterateAfterABreakdown) {
   EXPECT_EQ(solver.preconditioner().name, r.preconditioner);
 }
 
+TEST(Solver, AFailedNumericIsTriedAgainWithTheNextValues) {
+  // A Newton step whose values fail ilu0's first pivot, then one whose
+  // values factor: the second solve is ilu0's own again, not the boosted
+  // fallback's for the rest of the loop.
+  const HostCsr A = gallery::laplace2d_5pt(12, 12);
+  HostCsr bad = A;
+  bad.values = decltype(A.values)("values", A.values.extent(0));
+  Kokkos::deep_copy(bad.values, A.values);
+  for (offset_t q = bad.row_map(0); q < bad.row_map(1); ++q)
+    if (bad.entries(q) == 0) bad.values(q) = 0;  // row 0's pivot
+  SolverOptions o;
+  o.preconditioner = "ilu0";
+  o.fallback = FallbackPolicy::always;
+  Solver solver(A, o);
+  const HostVec hb = multiply(A, HostVec(size_t(A.num_rows), 1.0));
+  Kokkos::View<double*> b = test::device_vector<Device>(hb);
+  Kokkos::View<double*> x("x", hb.size());
+
+  solver.numeric(bad);
+  SolveReport r = solver.solve(b, x);
+  EXPECT_TRUE(r.converged()) << r.describe();
+  ASSERT_GE(r.attempts.size(), 2u) << r.describe();
+  EXPECT_FALSE(r.attempts.front().setup_error.empty()) << r.describe();
+  EXPECT_TRUE(r.attempts.back().boosted_pivots) << r.describe();
+
+  solver.numeric(A);
+  EXPECT_FALSE(solver.preconditioner().name.empty());
+  Kokkos::deep_copy(x, 0.0);
+  r = solver.solve(b, x);
+  EXPECT_TRUE(r.converged()) << r.describe();
+  ASSERT_EQ(r.attempts.size(), 1u) << r.describe();
+  EXPECT_FALSE(r.attempts.front().boosted_pivots) << r.describe();
+  EXPECT_TRUE(r.attempts.front().setup_error.empty()) << r.describe();
+  expect_solved(A, r, test::host_vector(x), 1e-8);
+}
+
 /// D A D with D = diag(1 + (i mod 7) / 10): same pattern, new values, still
 /// symmetric where A is (IC needs that).
 HostCsr rescaled(const HostCsr& A) {

@@ -62,11 +62,12 @@ struct Solver::State {
     bicgstab.reserve(n);
   }
 
-  /// Builds candidate k (once); false when its setup fails on a pivot.
+  /// Builds candidate k (once); false when its setup, or the numeric() of
+  /// the values it now holds, failed on a pivot.
   bool build(size_t k) {
     Candidate& c = candidates[k];
-    if (c.built) return true;
     if (!c.setup_error.empty()) return false;
+    if (c.built) return true;
     const auto t0 = now();
     try {
       const TrustedInput trusted;  // the Solver checked A once
@@ -155,7 +156,8 @@ ordinal_t Solver::num_rows() const { return s_->A.num_rows; }
 const LinearOperator<double, DefaultDevice>& Solver::op() const { return s_->op; }
 const BuiltPreconditioner& Solver::preconditioner() const {
   const Candidate& c = s_->candidates[s_->active];
-  if (!c.built) throw Error("Solver: the preconditioner " + c.spec + " failed: " + c.setup_error);
+  if (!c.setup_error.empty()) throw Error("Solver: the preconditioner " + c.spec + " failed: " + c.setup_error);
+  if (!c.built) throw Error("Solver: the preconditioner " + c.spec + " is built by the next solve");
   return *c.built;
 }
 
@@ -265,21 +267,25 @@ void Solver::numeric_candidates(const HostCsr& A) {
                          std::to_string(A.nnz()) + " nonzeros for one of " + std::to_string(s.A.num_rows) +
                          " rows and " + std::to_string(s.A.nnz()) + " nonzeros");
   const TrustedInput trusted;  // the caller checked A
+  // A built candidate refactors, and stands again if an earlier numeric()
+  // failed its pivots (its analysis was kept); one not built yet is built
+  // from the new values when a solve needs it; one whose setup failed stays
+  // out (a new setup per numeric() would repeat its cost at every step).
   for (Candidate& c : s.candidates) {
     if (!c.built) continue;
+    c.setup_error.clear();
+    c.setup_exception = nullptr;
     try {
       c.built->numeric(A);
     } catch (const PivotError& e) {
       if (options_.fallback == FallbackPolicy::strict) throw;
-      c.built.reset();
-      c.op.reset();
       c.setup_error = e.what();
       c.setup_exception = std::current_exception();
     }
   }
   s.A = A;  // what later candidates are built from; the caller's first matrix is left as it was
   // The next solve starts again from the first candidate that still stands.
-  for (s.active = 0; s.active + 1 < s.candidates.size() && !s.candidates[s.active].built; ++s.active) {
+  for (s.active = 0; s.active + 1 < s.candidates.size() && !s.candidates[s.active].setup_error.empty(); ++s.active) {
   }
 }
 

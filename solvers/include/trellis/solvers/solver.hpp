@@ -124,11 +124,15 @@ class Solver {
   /// built so far takes them (BuiltPreconditioner::numeric), and so does
   /// the operator; the next solve starts again from the first candidate
   /// that still stands. A changed pattern is a StructureError. A candidate
-  /// whose pivot now fails is skipped (strict: the PivotError is thrown).
+  /// whose pivot now fails is skipped (strict: the PivotError is thrown)
+  /// until a later numeric() factors it again; one whose setup failed
+  /// stays out.
   void numeric(const HostCsr& A);
   void numeric(const BsrMatrix<double, Device>& blocks);
 
-  /// The preconditioner the next solve starts with, and its setup.
+  /// The preconditioner the next solve starts with, and its setup (an
+  /// Error if every candidate failed, or if the next one is built by the
+  /// next solve).
   const BuiltPreconditioner& preconditioner() const;
   /// y = A x in the caller's numbering.
   const LinearOperator<double, Device>& op() const;
