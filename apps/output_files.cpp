@@ -23,20 +23,29 @@ void probe_writable(const std::string& path, const std::string& what) {
   if (!existed) std::filesystem::remove(path, ec);
 }
 
-void check_json_path(const std::string& path) {
-  namespace fs = std::filesystem;
+const char* system_folder_of(const std::string& path) {
   std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+  for (const char* system : {"/dev/", "/proc/"})
+    if (absolute.rfind(system, 0) == 0) return system;
+  return nullptr;
+}
+
+bool exists_not_regular(const std::string& path) {
+  std::error_code ec;
+  const auto kind = std::filesystem::status(path, ec);
+  return std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind);
+}
+
+void check_json_path(const std::string& path) {
   // A device or /proc file is no place for a document, and a failed write
   // removes the file it began: only files in folders of the user's.
-  const std::string absolute = fs::absolute(path, ec).lexically_normal().string();
-  for (const char* system : {"/dev/", "/proc/"})
-    if (absolute.rfind(system, 0) == 0)
-      throw InputError("--json '" + path + "' is in " + system + ": --json writes a regular file; give a file in a " +
-                       "folder of yours");
+  if (const char* system = system_folder_of(path))
+    throw InputError("--json '" + path + "' is in " + system + ": --json writes a regular file; give a file in a " +
+                     "folder of yours");
   if (io::is_gzip_path(path))
     throw InputError("--json '" + path + "': the document is plain JSON, not gzip-compressed; give FILE.json");
-  const auto kind = fs::status(path, ec);
-  if (fs::exists(kind) && !fs::is_regular_file(kind))
+  if (exists_not_regular(path))
     throw InputError("--json '" + path + "' is not a regular file; it takes the path of the JSON file to write");
   probe_writable(path, "--json");
 }

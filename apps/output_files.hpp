@@ -15,6 +15,14 @@ using Json = nlohmann::ordered_json;
 /// run that fails later leaves no empty file behind.
 void probe_writable(const std::string& path, const std::string& what);
 
+/// "/dev/" or "/proc/" when `path` (made absolute) lies in one, else null:
+/// system folders, where no output file of the command belongs.
+const char* system_folder_of(const std::string& path);
+
+/// Whether `path` exists and is something other than a regular file (a
+/// folder, a device).
+bool exists_not_regular(const std::string& path);
+
 /// Fails before any work when --json's path cannot take the document: a path
 /// in /dev or /proc, one ending in .gz (the document is plain JSON), one
 /// that exists and is no regular file, or one that cannot be written.

@@ -226,9 +226,9 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
   refuse_unless(a.solver == "bicgstab", {"--breakdown-restarts", "--stagnation-window"},
                 "is BiCGSTAB's; the solver is " + a.solver);
   refuse_unless(!a.kron_files.empty(), {"--block-size"}, "is for --kron systems");
-  refuse_unless(
-      !a.kronecker(), {"--fallback", "--view", "--repeat"},
-      "has no effect on a Kronecker system (GMRES with its stage preconditioner: no fallback, no settings view)");
+  refuse_unless(!a.kronecker(), {"--fallback", "--view", "--repeat"},
+                "has no effect on a Kronecker system (GMRES with its stage preconditioner, run once: no fallback, no "
+                "settings view, no repeated runs)");
   const std::string family = a.precond.substr(0, a.precond.find(':'));
   refuse_unless(a.compare || family == "dd" || family == "auto",
                 {"--subdomain-rows", "--node-size", "--partitioner", "--coupling-weights"},

@@ -362,17 +362,12 @@ void check_outputs_overwrite_no_input(const SolveArgs& a) {
 /// typo in the path should not cost a long solve).
 void check_history_writable(const std::string& path) {
   // The plot goes beside the CSV: not into /dev or /proc (/dev/stdout.svg).
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const std::string absolute = fs::absolute(path, ec).lexically_normal().string();
-  for (const char* system : {"/dev/", "/proc/"})
-    if (absolute.rfind(system, 0) == 0)
-      throw InputError("--history '" + path + "' is in " + system + ": the plot is written beside the CSV (" +
-                       plot_path(path) + "); give a file in a folder of yours");
+  if (const char* system = system_folder_of(path))
+    throw InputError("--history '" + path + "' is in " + system + ": the plot is written beside the CSV (" +
+                     plot_path(path) + "); give a file in a folder of yours");
   if (io::is_gzip_path(path))
     throw InputError("--history '" + path + "': the history is a plain CSV (and an SVG beside it); give FILE.csv");
-  const auto kind = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind))
+  if (exists_not_regular(path))
     throw InputError("--history '" + path + "' is not a regular file; it takes the CSV's path (FILE.csv), and the " +
                      "plot is written beside it (" + plot_path(path) + ")");
   if (plot_path(path) == path)
