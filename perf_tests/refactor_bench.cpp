@@ -136,7 +136,7 @@ Schedules factorization_schedules(const CsrMatrix<double, Device>& A) {
   const Kokkos::View<const offset_t*, Kokkos::HostSpace> level_ptr = levels.level_ptr_host;
   const auto extent = ilu::detail::row_extent(space, f);
   const auto status = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
-  ilu::SyncFreeState<Device> state(n);
+  ilu::SyncFreeState<double, Device> state(n, 0);  // u_start: made by factor_sync_free where needed
   std::vector<double> t_levels, t_free;
   ilu::FactorizationOutcome by_levels, sync_free;
   auto factors = [&] {

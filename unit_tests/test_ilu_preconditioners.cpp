@@ -148,7 +148,7 @@ void expect_sync_free_equals_levels(const HostCsr& A, const std::string& what) {
       ilu::factor_by_levels<1>(space, f, extent, diag, {}, level_rows,
                                Kokkos::View<const offset_t*, Kokkos::HostSpace>(levels.level_ptr_host), status);
   const auto expected = factors();
-  ilu::SyncFreeState<Device> state(n);
+  ilu::SyncFreeState<double, Device> state(n, 0);  // u_start: made by factor_sync_free where needed
   for (int run = 0; run < 2; ++run) {
     SCOPED_TRACE("run " + std::to_string(run));
     poison();
@@ -193,6 +193,18 @@ TYPED_TEST(IluPreconditioners, SyncFreeFactorizationEqualsLevelByLevel) {
   for (const auto& m : test::real_matrices())
     if (m.rows == m.cols && m.rows <= (gpu ? 200000 : 5000))
       expect_sync_free_equals_levels<TypeParam>(io::read_matrix_market(m.path), m.file);
+  // An input value with the bits of the "unpublished" sentinel, where the
+  // values are the rows' ready flags: it is published as a quiet NaN, and
+  // the factorization ends (it must not wait on it forever) with the same
+  // non-finite pivot as the level-by-level one.
+  HostCsr poisoned = gallery::laplace2d_5pt(12, 12);
+  const ordinal_t r = 20;
+  const offset_t last = poisoned.row_map(r + 1) - 1;  // row r's last entry, in U
+  ASSERT_GT(poisoned.entries(last), r);
+  detail::ScalarBits<double> sentinel;
+  sentinel.bits = detail::Unpublished<double>::bits;
+  poisoned.values(last) = sentinel.value;
+  expect_sync_free_equals_levels<TypeParam>(poisoned, "a value with the sentinel's bits");
 }
 
 TYPED_TEST(IluPreconditioners, GlobalIlu0FromTheDeviceNamesBadInput) {

@@ -12,6 +12,7 @@
 #include "trellis/core/backend.hpp"
 #include "trellis/core/bsr_matrix.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/handoff.hpp"
 #include "trellis/core/view_arena.hpp"
 #include "trellis/ilu/block_factors.hpp"
 
@@ -28,13 +29,18 @@ struct SplitBlocks {
 /// row's blocks are walked beside its kept L and U columns, all sorted, and
 /// blocks outside them (dropped) are skipped. A pivot status given is reset
 /// in the same launch (as detail::reset_pivot_status does), for the
-/// factorization queued after it.
+/// factorization queued after it. With u_start, for a sync-free
+/// factorization that hands rows over through their values: U's values go
+/// there, and f.U_val and f.inv_diag get the sentinel (unpublish_factors).
 template <class Scalar, class Device>
 void split_values(const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& R,
                   const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                  Kokkos::View<ordinal_t*, Device> reset_status = {}) {
+                  Kokkos::View<ordinal_t*, Device> reset_status = {}, Kokkos::View<Scalar*, Device> u_start = {}) {
   const ordinal_t n = R.num_block_rows;
   const bool reset = reset_status.extent(0) > 0;
+  const bool unpublish = u_start.extent(0) > 0;
+  if constexpr (!trellis::detail::has_value_flag<Scalar>())
+    if (unpublish) throw Error("split_values: the scalar type has no sentinel for u_start");
   const size_t bb = size_t(R.block_size) * R.block_size;
   const auto map = R.row_map;
   const auto ent = R.entries;
@@ -57,9 +63,19 @@ void split_values(const typename Device::execution_space& space, const BsrMatrix
           else if (j < i && pl < l_end && fc.L_col(pl) == j)
             to = &fc.L_val(pl++ * bb);
           else if (j > i && pu < u_end && fc.U_col(pu) == j)
-            to = &fc.U_val(pu++ * bb);
+            to = unpublish ? &u_start(pu++ * bb) : &fc.U_val(pu++ * bb);
           if (to)
             for (size_t t = 0; t < bb; ++t) to[t] = values(q * bb + t);
+        }
+        if constexpr (trellis::detail::has_value_flag<Scalar>()) {
+          if (unpublish) {  // the factorization's outputs, its ready flags (sync_free_factorization.hpp)
+            using Bits = typename trellis::detail::Unpublished<Scalar>::bits_type;
+            Bits* u = reinterpret_cast<Bits*>(fc.U_val.data());
+            Bits* inv = reinterpret_cast<Bits*>(fc.inv_diag.data());
+            for (size_t q = size_t(fc.U_map(i)) * bb; q < size_t(u_end) * bb; ++q)
+              u[q] = trellis::detail::Unpublished<Scalar>::bits;
+            for (size_t t = 0; t < bb; ++t) inv[i * bb + t] = trellis::detail::Unpublished<Scalar>::bits;
+          }
         }
       });
 }

@@ -205,7 +205,8 @@ class GlobalIlu0 {
   LevelSets<Device> levels_;
   Kokkos::View<ordinal_t*, Device> pivot_status_;
   ilu::detail::RowExtent row_extent_;  // of the factors' pattern, read at setup
-  ilu::SyncFreeState<Device> sync_free_;
+  ilu::SyncFreeState<Scalar, Device> sync_free_;
+  bool values_flagged_ = false;  // the sync-free launch hands rows over through their values
   DeviceCopy<Scalar, Device> staging_;
   std::string failed_numeric_;
   double analysis_seconds_ = 0, factorization_seconds_ = 0;
@@ -250,9 +251,13 @@ void GlobalIlu0<Scalar, Device>::setup(const execution_space& space, const BsrMa
   pivot_status_ = ilu::detail::make_pivot_status<Device>(space, n, arena, ViewArena<Device>::kept);
   factors_ = f;
   row_extent_ = ilu::detail::row_extent(space, f);
-  if (!trellis::detail::is_host_space<execution_space>()) sync_free_ = ilu::SyncFreeState<Device>(n);
+  if (!trellis::detail::is_host_space<execution_space>()) {
+    values_flagged_ = ilu::hands_over_values<1, Scalar, Device>(row_extent_);
+    sync_free_ = ilu::SyncFreeState<Scalar, Device>(n, values_flagged_ ? f.U_val.extent(0) : 0);
+  }
   inv_diag_ = f.inv_diag;
   t0 = now();
+  if (values_flagged_) ilu::unpublish_factors(space, factors_, sync_free_.u_start);
   factor_and_load(space, pattern_);  // the solvers were built on the unfactored values of L and U
   space.fence();
   factorization_seconds_ = seconds_since(t0);
@@ -322,7 +327,8 @@ void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space,
     throw StructureError(what + "row " + std::to_string(bad) +
                          " has another pattern than at setup; a new pattern needs a new setup");
   failed_numeric_ = "interrupted";
-  ilu::split_values(space, A, factors_, diag_, pivot_status_);  // the status reset in the same launch
+  ilu::split_values(space, A, factors_, diag_, pivot_status_,  // the status reset in the same launch
+                    values_flagged_ ? sync_free_.u_start : vector_type());
   try {
     factor_and_load(space, A);
   } catch (const PivotError& e) {

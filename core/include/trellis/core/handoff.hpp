@@ -11,11 +11,96 @@
 // what follows it on every lane), and one lane makes the release store; a
 // consumer's lanes each acquire after the flags they saw and synchronize, so
 // a flag seen by one lane orders the reads of all.
+//
+// The other hand-off needs no flag: a value is its own ready flag. The
+// output is filled with an "unpublished" sentinel (a signalling NaN with a
+// payload) before the kernel; a producer stores each value once, a
+// consumer spins on each value it reads until it no longer holds the
+// sentinel. No fence on either side: each location is observed on its own.
 #include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "trellis/core/types.hpp"
 
 namespace trellis::detail {
+
+/// The bit pattern of "not yet solved" for a scalar type (void: none).
+template <class Scalar>
+struct Unpublished {
+  using bits_type = void;
+};
+template <>
+struct Unpublished<double> {
+  using bits_type = std::uint64_t;
+  static constexpr bits_type bits = 0x7FF4'5E17'1E55'0001ull;  // sNaN, quiet bit clear
+};
+template <>
+struct Unpublished<float> {
+  using bits_type = std::uint32_t;
+  static constexpr bits_type bits = 0x7FA5'1E55u;  // sNaN, quiet bit clear
+};
+
+template <class Scalar>
+constexpr bool has_value_flag() {
+  return !std::is_void<typename Unpublished<Scalar>::bits_type>::value;
+}
+
+/// The bits of a scalar and back. A union, not memcpy: memcpy is host-only
+/// for hipcc, and GCC, Clang and NVCC all define union punning.
+template <class Scalar>
+union ScalarBits {
+  Scalar value;
+  typename Unpublished<Scalar>::bits_type bits;
+};
+
+/// Spins until *p no longer holds the sentinel; returns the published value.
+template <class Scalar, class Bits>
+KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
+  ScalarBits<Scalar> v;
+  do {
+    v.bits = Kokkos::volatile_load(p);
+  } while (v.bits == Unpublished<Scalar>::bits);
+  return v.value;
+}
+
+/// Whether v holds the sentinel.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION bool is_unpublished(Scalar v) {
+  ScalarBits<Scalar> b;
+  b.value = v;
+  return b.bits == Unpublished<Scalar>::bits;
+}
+
+/// One load of *p at the coherence point, published or not (a consumer that
+/// issues its loads early checks them with is_unpublished when it uses them).
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION Scalar load_published(const Scalar* p) {
+  ScalarBits<Scalar> v;
+  v.bits = Kokkos::volatile_load(reinterpret_cast<const typename Unpublished<Scalar>::bits_type*>(p));
+  return v.value;
+}
+
+/// Spins until *p no longer holds the sentinel; returns the published value.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION Scalar wait_published(const Scalar* p) {
+  return wait_for_value<Scalar>(reinterpret_cast<const typename Unpublished<Scalar>::bits_type*>(p));
+}
+
+/// Publishes v at *p. A value that is not the result of arithmetic (an
+/// input copied through) could hold the sentinel's bits; it is stored as
+/// a quiet NaN instead, so that no consumer waits on it forever.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION void publish_value(Scalar* p, Scalar v) {
+  using Bits = typename Unpublished<Scalar>::bits_type;
+  ScalarBits<Scalar> b;
+  b.value = v;
+  if (b.bits == Unpublished<Scalar>::bits)
+    b.bits |= Bits(1) << (std::numeric_limits<Scalar>::digits - 2);  // the quiet bit
+  Kokkos::volatile_store(reinterpret_cast<Bits*>(p), b.bits);
+}
 
 /// Acquire: the reads after it see what the writers of the flags this thread
 /// saw wrote before their release.

@@ -9,6 +9,12 @@
 // entries of row k's U a few steps ahead, and finding their places in row
 // i by a binary search in scratch. The arithmetic is factor_row's, in the
 // same order: the results are the same.
+//
+// Where rows are handed over through their values (Ready::value_flags:
+// row k's U blocks and inverse diagonal hold core/handoff.hpp's sentinel
+// until row k publishes them, and a row's starting U values come from
+// Ready::u_start), each read of row k's values waits on that value alone:
+// no flag, no fence.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
@@ -60,9 +66,33 @@ KOKKOS_INLINE_FUNCTION int leading_lanes(bool ok, int W) {
 /// rows are updated a level at a time. A Ready type also says how to order
 /// the reads of the rows it found factored after its flags (acquire).
 struct AllStepsReady {
+  static constexpr bool value_flags = false;
   KOKKOS_INLINE_FUNCTION bool operator()(ordinal_t) const { return true; }
   KOKKOS_INLINE_FUNCTION void acquire() const {}
 };
+
+/// A value of row k's factors: as stored where rows are final when read,
+/// else (values as flags) once published, waiting until it is.
+template <bool value_flags, class Scalar>
+KOKKOS_INLINE_FUNCTION Scalar read_final(const Scalar* p) {
+  if constexpr (value_flags)
+    return trellis::detail::wait_published(p);
+  else
+    return *p;
+}
+
+/// read_final of n consecutive values into out: all loads issued before
+/// any is waited on.
+template <bool value_flags, class Scalar>
+KOKKOS_INLINE_FUNCTION void read_final(const Scalar* p, int n, Scalar* out) {
+  if constexpr (value_flags) {
+    for (int e = 0; e < n; ++e) out[e] = trellis::detail::load_published(p + e);
+    for (int e = 0; e < n; ++e)
+      if (trellis::detail::is_unpublished(out[e])) out[e] = trellis::detail::wait_published(p + e);
+  } else {
+    for (int e = 0; e < n; ++e) out[e] = p[e];
+  }
+}
 
 /// One team thread's staging area: row i's columns and blocks, and per L
 /// step k's inverse diagonal block and U extent [kbeg, kend).
@@ -127,6 +157,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
   constexpr int BB = B * B;
   constexpr int ahead = 4;  // steps of row k's U in flight per lane
   constexpr bool waits = !std::is_same<Ready, AllStepsReady>::value;
+  constexpr bool vf = Ready::value_flags;
   const offset_t l0 = f.L_map(i), nl = f.L_map(i + 1) - l0;
   const offset_t u0 = f.U_map(i), nu = f.U_map(i + 1) - u0;
   const offset_t len = nl + 1 + nu;
@@ -149,7 +180,10 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
           blk = &diag(i * BB);
         } else {
           s.col(p) = f.U_col(u0 + p - nl - 1);
-          blk = &f.U_val((u0 + p - nl - 1) * BB);
+          if constexpr (Ready::value_flags)
+            blk = &ready.u_start((u0 + p - nl - 1) * BB);
+          else
+            blk = &f.U_val((u0 + p - nl - 1) * BB);
         }
         for (int t = 0; t < BB; ++t) {
           s.val(p * BB + t) = blk[t];
@@ -165,7 +199,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
     // The steps run in ranges [qa, qb) whose rows k are all factored.
     for (offset_t qa = 0, qb = 0; qa < nl; qa = qb) {
       qb = ready_steps(s, qa, nl, lane, W, ready);
-      if (waits) {  // the rows k's values after their flags, whichever lane saw them
+      if (waits && !vf) {  // the rows k's values after their flags, whichever lane saw them
         ready.acquire();
         trellis::detail::sync_lanes();
       }
@@ -179,17 +213,21 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       // Both loads are issued on the same condition, never one on the
       // other's result: a value load guarded by its column (j >= 0) waited
       // for that column's load there and then, in the step that issued it.
+      // With values as flags the load is not waited on here (that would
+      // stall the ring): a value still unpublished is waited for when used.
       auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
         const offset_t t = q < qb ? s.kbeg(q) + lane : 0;
         const bool held = q < qb && t < s.kend(q);
         j = held ? f.U_col(t) : -1;
-        u = B == 1 && held ? f.U_val(t) : Scalar(0);
+        if constexpr (vf)
+          u = B == 1 && held ? trellis::detail::load_published(&f.U_val(t)) : Scalar(0);
+        else
+          u = B == 1 && held ? f.U_val(t) : Scalar(0);
       };
 #pragma unroll
       for (int d = 0; d < ahead; ++d) fetch(qa + d, ring_j[d], ring_u[d]);
       // The inverse diagonals after the ring's loads, which are then in flight with them.
-      for (offset_t p = qa + lane; p < qb; p += W)
-        for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
+      for (offset_t p = qa + lane; p < qb; p += W) read_final<vf>(&f.inv_diag(s.col(p) * BB), BB, &s.kinv(p * BB));
       trellis::detail::sync_lanes();
 
       for (offset_t q0 = qa; q0 < qb; q0 += ahead) {
@@ -209,11 +247,21 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
               else
                 hi = mid;
             }
-            if (lo < len && s.col(lo) == j) block_matmul_sub<B>(l, B == 1 ? &u : &f.U_val(t * BB), &s.val(lo * BB));
+            if (lo < len && s.col(lo) == j) {
+              if constexpr (B == 1) {
+                if (vf && trellis::detail::is_unpublished(u)) u = trellis::detail::wait_published(&f.U_val(t));
+                block_matmul_sub<B>(l, &u, &s.val(lo * BB));
+              } else {
+                Scalar ukj[BB];
+                read_final<vf>(&f.U_val(t * BB), BB, ukj);
+                block_matmul_sub<B>(l, ukj, &s.val(lo * BB));
+              }
+            }
           };
           const offset_t t0 = s.kbeg(q) + lane;
           if (ring_j[d] >= 0) update(ring_j[d], t0, ring_u[d]);
-          for (offset_t t = t0 + W; t < s.kend(q); t += W) update(f.U_col(t), t, B == 1 ? f.U_val(t) : Scalar(0));
+          for (offset_t t = t0 + W; t < s.kend(q); t += W)
+            update(f.U_col(t), t, B == 1 ? read_final<vf>(&f.U_val(t)) : Scalar(0));
           if (lane == 0)
             for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
           fetch(q + ahead, ring_j[d], ring_u[d]);
@@ -222,12 +270,27 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       }
     }
     if (lane == 0) {
-      const int st = block_invert<B>(&s.val(nl * BB), &f.inv_diag(i * BB), Scalar(tol * scale), Scalar(boost * scale));
+      Scalar inv[BB];
+      const int st = block_invert<B>(&s.val(nl * BB), inv, Scalar(tol * scale), Scalar(boost * scale));
+      for (int t = 0; t < BB; ++t) {
+        if constexpr (vf)
+          trellis::detail::publish_value(&f.inv_diag(i * BB + t), inv[t]);
+        else
+          f.inv_diag(i * BB + t) = inv[t];
+      }
       record_pivot(status, i, st);
     }
     for (offset_t p = nl + lane; p < len; p += W) {
       Scalar* out = p == nl ? &diag(i * BB) : &f.U_val((u0 + p - nl - 1) * BB);
-      for (int t = 0; t < BB; ++t) out[t] = s.val(p * BB + t);
+      for (int t = 0; t < BB; ++t) {
+        if constexpr (vf) {
+          if (p > nl) {  // U: read by later rows (the diagonal is not)
+            trellis::detail::publish_value(out + t, s.val(p * BB + t));
+            continue;
+          }
+        }
+        out[t] = s.val(p * BB + t);
+      }
     }
   });
 }

@@ -6,63 +6,24 @@
 // publish-then-flag fence pair on the critical path: one 64-bit store
 // publishes, one load observes.
 //
-// The sentinel is a signalling NaN with a payload. IEEE arithmetic never
-// produces a signalling NaN (an sNaN operand comes out quiet), and every
-// published x(i) is the result of arithmetic, so no solve can publish the
-// sentinel and leave a dependant waiting: deadlock freedom rests, as in ELMR,
-// only on the level-ordered tickets.
+// The sentinel (core/handoff.hpp) is a signalling NaN with a payload. IEEE
+// arithmetic never produces a signalling NaN (an sNaN operand comes out
+// quiet), and every published x(i) is the result of arithmetic, so no solve
+// can publish the sentinel and leave a dependant waiting: deadlock freedom
+// rests, as in ELMR, only on the level-ordered tickets.
 //
 // Each lane waits only for the x(j) of its own entries, which other vector
 // groups produce; no lane ever waits on a lane of its own group.
 #include <Kokkos_Core.hpp>
-#include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/errors.hpp"
+#include "trellis/core/handoff.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 
 namespace trellis::detail {
-
-/// The bit pattern of "not yet solved" for a scalar type (void: none).
-template <class Scalar>
-struct Unpublished {
-  using bits_type = void;
-};
-template <>
-struct Unpublished<double> {
-  using bits_type = std::uint64_t;
-  static constexpr bits_type bits = 0x7FF4'5E17'1E55'0001ull;  // sNaN, quiet bit clear
-};
-template <>
-struct Unpublished<float> {
-  using bits_type = std::uint32_t;
-  static constexpr bits_type bits = 0x7FA5'1E55u;  // sNaN, quiet bit clear
-};
-
-template <class Scalar>
-constexpr bool has_value_flag() {
-  return !std::is_void<typename Unpublished<Scalar>::bits_type>::value;
-}
-
-/// The bits of a scalar and back. A union, not memcpy: memcpy is host-only
-/// for hipcc, and GCC, Clang and NVCC all define union punning.
-template <class Scalar>
-union ScalarBits {
-  Scalar value;
-  typename Unpublished<Scalar>::bits_type bits;
-};
-
-/// Spins until *p no longer holds the sentinel; returns the published value.
-template <class Scalar, class Bits>
-KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
-  ScalarBits<Scalar> v;
-  do {
-    v.bits = Kokkos::volatile_load(p);
-  } while (v.bits == Unpublished<Scalar>::bits);
-  return v.value;
-}
 
 /// Makes x its own ready flag before a solve: an input that aliases x
 /// (in-place solves, in-place Gauss-Seidel sweeps) is first copied to
