@@ -52,6 +52,17 @@ install_packages() { bash "$repo/cmake/scripts/install_debian_packages.sh" "${ap
 src_layout=2
 patch_sum="$( (echo $src_layout; cat "$patch_dir"/*.patch) | sha256sum | cut -c1-16)"
 src_stamp="$deps/src/.trellis-src-$patch_sum"
+# A backend's build depends on the patches that change what it compiles:
+# *-cuda-only.patch files touch CUDA sources alone, so a new one does not
+# rebuild the host and HIP prefixes.
+backend_patch_sum() {
+  local p files=()
+  for p in "$patch_dir"/*.patch; do
+    case "$(basename "$p")" in *-cuda-only.patch) [ "$1" = cuda ] || continue ;; esac
+    files+=("$p")
+  done
+  (echo $src_layout; cat "${files[@]}") | sha256sum | cut -c1-16
+}
 
 enable_deb_src() {
   # apt-get source needs a deb-src line for the suite the machine already uses.
@@ -118,7 +129,7 @@ kokkos_options() {
 build_backend() {
   local b="$1" prefix="$deps/install/$b" opts
   opts="$(kokkos_options "$b")"
-  local stamp="$prefix/.trellis-$(echo "$patch_sum $opts" | sha256sum | cut -c1-16)"
+  local stamp="$prefix/.trellis-$(echo "$(backend_patch_sum "$b") $opts" | sha256sum | cut -c1-16)"
   if [ -f "$stamp" ]; then log "$b: up to date in $prefix"; return 0; fi
   local build="$deps/build/$b"
   rm -rf "$build" "$prefix"
