@@ -23,7 +23,6 @@
 // row.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -112,7 +111,6 @@ SyncFreeLaunch sync_free_launch(RowExtent extent) {
 /// (split_values with u_start, or unpublish_factors).
 template <int B, class Scalar, class Device>
 bool hands_over_values(detail::RowExtent extent) {
-  if (const char* e = std::getenv("TRELLIS_ILU_FLAG_HANDOFF"); e && e[0] == '1') return false;  // A/B only: remove
   return trellis::detail::has_value_flag<Scalar>() &&
          detail::sync_free_launch<B, Scalar, typename Device::execution_space>(extent).plan.staged();
 }
