@@ -564,9 +564,8 @@ KroneckerSystem kron_stokes_system(const std::string& spec) {
 }
 
 int solve_command(const std::vector<std::string>& args) {
-  for (const auto& s : args)
-    if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_solve_args(args);
+  if (a.help) return std::printf("%s", solve_usage.c_str()), 0;
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
   if (!a.solution.empty()) probe_writable(a.solution, "--write-solution");
