@@ -346,6 +346,15 @@ add_test(NAME cli_progress_in_a_log COMMAND ${CMAKE_COMMAND} -E env TRELLIS_PROG
 set_tests_properties(cli_progress_in_a_log PROPERTIES LABELS unit
   PASS_REGULAR_EXPRESSION "\n  iteration +[0-9]+  relative residual [0-9.e+-]+\n")
 trellis_bad_input_cli(flag_with_value 1 "trellis solve: error: --view takes no value \\(got 'yes'\\)" solve lap2d5:8x8 --view=yes)
+# The options are read with CLI11 (apps/command_line.cpp). CLI11 2.1 drops an
+# empty value after '=' and reads the next argument instead: "--rhs= PROBLEM"
+# must not take the problem for the file. A flag given twice is named as any
+# option is; -h after an option that takes a value still asks for help.
+trellis_bad_input_cli(empty_value_then_problem 1 "trellis solve: error: --rhs needs a file's path \\(got an empty one\\)"
+                      solve --rhs= lap2d5:4x4)
+trellis_bad_input_cli(flag_twice 1 "trellis solve: error: --compare given twice" solve lap2d5:4x4 --compare --compare)
+add_test(NAME cli_help_as_a_value COMMAND trellis_cli solve --precond -h)
+set_tests_properties(cli_help_as_a_value PROPERTIES LABELS unit PASS_REGULAR_EXPRESSION "^usage: trellis solve")
 # --json's path, checked before any solve as --history's is (issue 60 item 5):
 # a folder that does not exist, a device file, a .gz name, a folder, an input.
 trellis_bad_input_cli(json_bad_path 1 "trellis solve: error: --json: cannot write '/nonexistent/dir/run.json': No such file or directory"

@@ -73,6 +73,8 @@ else()
   if(NOT history_length GREATER iterations)
     message(FATAL_ERROR "${FILE}: ${history_length} residuals for ${iterations} iterations")
   endif()
+  string(JSON times_length LENGTH "${text}" runs 0 history_seconds)  # the wall time of each residual
+  expect("${times_length}" "${history_length}")
   if(MODE STREQUAL "solve")
     get(rows problem rows)
     expect("${rows}" 256)

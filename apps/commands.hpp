@@ -12,6 +12,9 @@ namespace trellis::cli {
 /// a malformed spec is an InputError naming the form.
 KroneckerSystem kron_stokes_system(const std::string& spec);
 
+/// The usage text of `trellis info`.
+extern const std::string info_usage;
+
 int info_command(const std::vector<std::string>& args);
 int solve_command(const std::vector<std::string>& args);
 

@@ -3,11 +3,14 @@
 // same as one JSON document.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Timer.hpp>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "output_files.hpp"
 #include "trellis/config.hpp"
@@ -46,24 +49,33 @@ Json summary_json(const MatrixSummary& s) {
 
 }  // namespace
 
+const std::string info_usage =
+    "usage: trellis info [PROBLEM] [--json FILE]\n"
+    "  size, symmetry, diagonal, the level parallelism of L and U, memory, and what the\n"
+    "  preconditioner auto would choose, of a Matrix Market file or a generated problem\n"
+    "  (trellis help lists the forms); a kron-stokes: spec gives the system's sizes\n"
+    "  --json FILE   the same as one JSON document\n";
+
 int info_command(const std::vector<std::string>& given) {
-  std::vector<std::string> args;
+  // A problem and --json FILE, read with CLI11: any other option is named, not opened.
+  CLI::App app("what a matrix is", "trellis info");
+  app.allow_extras();
+  CLI::Option* problem_option = app.add_option("problem")->take_all();
+  CLI::Option* json_option = app.add_option("--json")->take_all();
+  if (!read_options(app, given)) return std::printf("%s", info_usage.c_str()), 0;
+  std::vector<std::string> args = problem_option->results();
+  for (const std::string& a : app.remaining()) args.push_back(a);
+  for (const std::string& a : args)  // what CLI11 did not know, or took for a problem (-5)
+    if (a.size() > 1 && a[0] == '-')
+      throw InputError("unknown option '" + option_name(a) +
+                       "' (trellis info takes one problem and --json FILE; --help)");
   std::string json;
-  bool json_given = false;
-  for (size_t i = 0; i < given.size(); ++i) {  // a problem and --json FILE: any other option is named, not opened
-    const std::string& a = given[i];
-    if (a == "--json" || a.rfind("--json=", 0) == 0) {
-      if (json_given) throw InputError("--json given twice");
-      json_given = true;
-      if (a == "--json" && i + 1 >= given.size()) throw InputError("missing value after --json");
-      json = a == "--json" ? given[++i] : a.substr(7);
-      if (json.empty()) throw InputError("--json needs a file's path (got an empty one)");
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw InputError("unknown option '" + a + "' (trellis info takes one problem and --json FILE; --help)");
-    } else {
-      args.push_back(a);
-    }
-  }
+  for_each_option_given(app, [&](const CLI::Option& o, const std::vector<std::string>& v) {
+    if (&o != json_option) return;
+    if (v[0].empty()) throw InputError("--json needs a file's path (got an empty one)");
+    json = v[0];
+  });
+  const bool json_given = json_option->count() > 0;
   if (args.size() > 1) throw InputError("expected one problem, got " + std::to_string(args.size()) + " arguments");
   const std::string spec = args.empty() ? gallery::default_problem_spec : args[0];
   if (json_given) {

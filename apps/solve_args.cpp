@@ -1,15 +1,19 @@
-// `trellis solve` options: every value checked (finite, in range, whole
-// where it counts) and named in the error otherwise.
+// `trellis solve` options, read with CLI11 (command_line.hpp): every value
+// checked (finite, in range, whole where it counts) and named in the error
+// otherwise; options that would have no effect are errors.
 #include "solve_args.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <initializer_list>
 #include <limits>
-#include <set>
+#include <map>
 #include <string>
 
+#include "command_line.hpp"
 #include "trellis/core/errors.hpp"
 
 namespace trellis::cli {
@@ -50,7 +54,8 @@ const std::string solve_usage =
     "                                  --repeat runs\n"
     "  --repeat N                      set up and solve each method N times (1 to 100; default 3\n"
     "                                  with --compare, else 1): times are the medians\n"
-    "  --history FILE.csv              convergence history of every run, and FILE.svg\n"
+    "  --history FILE.csv              residual history of every run with the wall time of each,\n"
+    "                                  and FILE.svg: residual against iteration and wall time\n"
     "  --rhs FILE  --x0 FILE           b and the start as Matrix Market vectors (default b = A 1,\n"
     "                                  whose solution is x = 1, from x0 = 0)\n"
     "  --write-solution FILE           x of the solve asked for, as a Matrix Market vector\n"
@@ -66,135 +71,122 @@ const std::string solve_usage =
     "                                  --precond none (default) or a stage preconditioner\n"
     "                                  I_s (x) P0(M + tau gamma L), P0 e.g. ilu0 or jacobi\n";
 
+namespace {
+
+/// A finite number within [lo, hi], the option named in the error otherwise.
+double number(const std::string& k, const std::string& v, double lo, double hi, const char* range) {
+  // strtod, not stod: a subnormal (1e-310) is a number, out of range
+  // below; only what overflows to Inf or is no number is refused here.
+  char* end = nullptr;
+  const double d = v.empty() || std::isspace((unsigned char)v[0]) ? std::nan("") : std::strtod(v.c_str(), &end);
+  if (!end || *end != '\0' || !std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
+  if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
+  // A value that underflows (1e-400 reads as 0) or is subnormal would act
+  // as 0 or lose its digits without a word.
+  const size_t digits = v.find_first_of("123456789"), exponent = v.find_first_of("eEpP");
+  if (d == 0 && digits != std::string::npos && digits < exponent)
+    throw InputError(k + ": " + v + " underflows to 0 in double precision");
+  if (d != 0 && std::fabs(d) < std::numeric_limits<double>::min())
+    throw InputError(k + ": " + v + " is subnormal (below 2.2e-308, the smallest normal double)");
+  return d;
+}
+
+/// A whole number within [lo, hi].
+int whole(const std::string& k, const std::string& v, double lo, double hi, const char* range) {
+  const double d = number(k, v, lo, hi, range);
+  if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
+  return int(d);
+}
+
+}  // namespace
+
 SolveArgs parse_solve_args(const std::vector<std::string>& given) {
   SolveArgs a;
-  bool have_problem = false, tau_given = false, form_given = false;
-  std::set<std::string> given_options;
-  // --opt=value is --opt value.
-  std::vector<std::string> args;
-  std::vector<bool> attached;  // the value came after '='
-  for (const std::string& g : given) {
-    const size_t eq = g.find('=');
-    if (g.rfind("--", 0) == 0 && eq != std::string::npos) {
-      args.push_back(g.substr(0, eq));
-      attached.push_back(false);
-      args.push_back(g.substr(eq + 1));
-      attached.push_back(true);
-    } else {
-      args.push_back(g);
-      attached.push_back(false);
-    }
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& k = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError("missing value after " + k);
-      return args[++i];
+  CLI::App app("a Krylov solve with a preconditioner", "trellis solve");
+  app.allow_extras();  // unknown options and a second problem are named below
+  // What each option sets, from the text of its value(s); run in the order
+  // the options are given.
+  std::map<const CLI::Option*, std::function<void(const std::string& name, const std::vector<std::string>& v)>> sets;
+  auto option = [&](const char* name, std::function<void(const std::string&, const std::string&)> set) {
+    sets[app.add_option(name)->take_all()] = [set](const std::string& k, const std::vector<std::string>& v) {
+      set(k, v[0]);
     };
-    // A file's path: an empty one (--rhs '') is an error, not silence.
-    auto path = [&]() -> const std::string& {
-      const std::string& v = value();
+  };
+  auto flag = [&](const char* name, std::function<void()> set) {
+    sets[app.add_flag(name)] = [set](const std::string&, const std::vector<std::string>&) { set(); };
+  };
+  // A file's path: an empty one (--rhs '') is an error, not silence.
+  auto path = [&](const char* name, std::string& to) {
+    option(name, [&to](const std::string& k, const std::string& v) {
       if (v.empty()) throw InputError(k + " needs a file's path (got an empty one)");
-      return v;
-    };
-    // An option without a value: --view=yes is an error, not a problem 'yes'.
-    auto flag = [&] {
-      if (i + 1 < args.size() && attached[i + 1]) throw InputError(k + " takes no value (got '" + args[i + 1] + "')");
-      return true;
-    };
-    // A finite number within [lo, hi], named in the error otherwise.
-    auto number = [&](const std::string& v, double lo, double hi, const char* range) {
-      // strtod, not stod: a subnormal (1e-310) is a number, out of range
-      // below; only what overflows to Inf or is no number is refused here.
-      char* end = nullptr;
-      const double d = v.empty() || std::isspace((unsigned char)v[0]) ? std::nan("") : std::strtod(v.c_str(), &end);
-      if (!end || *end != '\0' || !std::isfinite(d)) throw InputError(k + ": '" + v + "' is not a finite number");
-      if (d < lo || d > hi) throw InputError(k + ": " + v + " is out of range (" + range + ")");
-      // A value that underflows (1e-400 reads as 0) or is subnormal would act
-      // as 0 or lose its digits without a word.
-      const size_t digits = v.find_first_of("123456789"), exponent = v.find_first_of("eEpP");
-      if (d == 0 && digits != std::string::npos && digits < exponent)
-        throw InputError(k + ": " + v + " underflows to 0 in double precision");
-      if (d != 0 && std::fabs(d) < std::numeric_limits<double>::min())
-        throw InputError(k + ": " + v + " is subnormal (below 2.2e-308, the smallest normal double)");
-      return d;
-    };
-    // A whole number within [lo, hi].
-    auto whole = [&](const std::string& v, double lo, double hi, const char* range) {
-      const double d = number(v, lo, hi, range);
-      if (d != std::floor(d)) throw InputError(k + ": '" + v + "' is not a whole number");
-      return int(d);
-    };
-    // An option given twice took its last value without a word: an error.
-    if (k.rfind("--", 0) == 0 && !given_options.insert(k).second) throw InputError(k + " given twice");
-    if (k == "--solver")
-      a.solver = value();
-    else if (k == "--precond")
-      a.precond = canonical_preconditioner(value()), a.precond_given = true;
-    else if (k == "--kron") {
-      if (!a.kron_files.empty()) throw InputError("--kron given twice");
-      for (int f = 0; f < 4; ++f) a.kron_files.push_back(value());
-    } else if (k == "--tau")
-      a.tau = number(value(), 0, 1e300, "0 to 1e300"), tau_given = true;
-    else if (k == "--block-size")
-      a.block_size = whole(value(), 1, 8, "1 to 8");
-    else if (k == "--form")
-      a.form = parse<BicgstabForm>(value()), form_given = true;
-    else if (k == "--tol")
-      a.krylov.rel_tol = number(value(), 1e-300, 0.5, "a relative tolerance in (0, 0.5]");
-    else if (k == "--max-iter")
-      a.krylov.max_iterations = whole(value(), 0, 1e9, "0 to 10^9");
-    else if (k == "--restart")
-      a.krylov.restart = whole(value(), 1, 1000, "1 to 1000 vectors");
-    else if (k == "--orthogonalization")
-      a.krylov.orthogonalization = parse<GmresOrthogonalization>(value());
-    else if (k == "--subdomain-rows")
-      a.options.subdomain_rows = ordinal_t(whole(value(), 1, 2147483647, "1 to 2147483647"));
-    else if (k == "--node-size")
-      a.options.node_size = ordinal_t(whole(value(), 0, 8, "0 (detect) to 8"));
-    else if (k == "--partitioner")
-      a.options.partitioner = parse<Partitioner>(value());
-    else if (k == "--coupling-weights") {
-      const std::string v = value();
-      if (v != "on" && v != "off") throw InputError("--coupling-weights: '" + v + "' is not on or off");
-      a.options.coupling_weights = v == "on";
-    } else if (k == "--pivot-tolerance")
-      a.options.pivots.tolerance = number(value(), 0, 1, "0 to 1");
-    else if (k == "--pivot-boost")
-      a.options.pivots.boost = number(value(), 0, 1e300, "0 to 1e300");
-    else if (k == "--fallback")
-      a.fallback = parse<FallbackPolicy>(value());
-    else if (k == "--strict")
-      a.fallback = flag() ? FallbackPolicy::strict : a.fallback;
-    else if (k == "--breakdown-restarts")
-      a.krylov.max_breakdown_restarts = whole(value(), 0, 1000, "0 to 1000");
-    else if (k == "--stagnation-window")
-      a.krylov.stagnation_window = whole(value(), 0, 1e9, "0 to 10^9");
-    else if (k == "--compare")
-      a.compare = flag();
-    else if (k == "--repeat")
-      a.repeat = whole(value(), 1, 100, "1 to 100 runs");
-    else if (k == "--view")
-      a.view = flag();
-    else if (k == "--history")
-      a.history = path();
-    else if (k == "--rhs")
-      a.rhs = path();
-    else if (k == "--x0")
-      a.x0 = path();
-    else if (k == "--write-solution")
-      a.solution = path();
-    else if (k == "--json")
-      a.json = path();
-    else if (k.rfind("--", 0) == 0)
-      throw InputError("unknown option '" + k + "'\n" + solve_usage);
-    else if (k.size() > 1 && k[0] == '-')  // -ksp_type: an option, not a problem
-      throw InputError("unknown option '" + k + "' (options start with --)\n" + solve_usage);
-    else if (!have_problem)
-      a.problem = k, have_problem = true;
-    else
-      throw InputError("more than one problem given ('" + a.problem + "', '" + k + "')");
+      to = v;
+    });
+  };
+  CLI::Option* problem = app.add_option("problem")->take_all();
+  sets[problem] = [&a](const std::string&, const std::vector<std::string>& v) { a.problem = v[0]; };
+  option("--solver", [&](auto&, auto& v) { a.solver = v; });
+  option("--precond", [&](auto&, auto& v) { a.precond = canonical_preconditioner(v), a.precond_given = true; });
+  sets[app.add_option("--kron")->expected(4)->take_all()] =
+      [&a](const std::string&, const std::vector<std::string>& v) { a.kron_files = v; };
+  option("--tau", [&](auto& k, auto& v) { a.tau = number(k, v, 0, 1e300, "0 to 1e300"); });
+  option("--block-size", [&](auto& k, auto& v) { a.block_size = whole(k, v, 1, 8, "1 to 8"); });
+  option("--form", [&](auto&, auto& v) { a.form = parse<BicgstabForm>(v); });
+  option("--tol",
+         [&](auto& k, auto& v) { a.krylov.rel_tol = number(k, v, 1e-300, 0.5, "a relative tolerance in (0, 0.5]"); });
+  option("--max-iter", [&](auto& k, auto& v) { a.krylov.max_iterations = whole(k, v, 0, 1e9, "0 to 10^9"); });
+  option("--restart", [&](auto& k, auto& v) { a.krylov.restart = whole(k, v, 1, 1000, "1 to 1000 vectors"); });
+  option("--orthogonalization", [&](auto&, auto& v) { a.krylov.orthogonalization = parse<GmresOrthogonalization>(v); });
+  option("--subdomain-rows", [&](auto& k, auto& v) {
+    a.options.subdomain_rows = ordinal_t(whole(k, v, 1, 2147483647, "1 to 2147483647"));
+  });
+  option("--node-size",
+         [&](auto& k, auto& v) { a.options.node_size = ordinal_t(whole(k, v, 0, 8, "0 (detect) to 8")); });
+  option("--partitioner", [&](auto&, auto& v) { a.options.partitioner = parse<Partitioner>(v); });
+  option("--coupling-weights", [&](auto& k, auto& v) {
+    if (v != "on" && v != "off") throw InputError(k + ": '" + v + "' is not on or off");
+    a.options.coupling_weights = v == "on";
+  });
+  option("--pivot-tolerance", [&](auto& k, auto& v) { a.options.pivots.tolerance = number(k, v, 0, 1, "0 to 1"); });
+  option("--pivot-boost", [&](auto& k, auto& v) { a.options.pivots.boost = number(k, v, 0, 1e300, "0 to 1e300"); });
+  option("--fallback", [&](auto&, auto& v) { a.fallback = parse<FallbackPolicy>(v); });
+  flag("--strict", [&] { a.fallback = FallbackPolicy::strict; });
+  option("--breakdown-restarts",
+         [&](auto& k, auto& v) { a.krylov.max_breakdown_restarts = whole(k, v, 0, 1000, "0 to 1000"); });
+  option("--stagnation-window",
+         [&](auto& k, auto& v) { a.krylov.stagnation_window = whole(k, v, 0, 1e9, "0 to 10^9"); });
+  flag("--compare", [&] { a.compare = true; });
+  option("--repeat", [&](auto& k, auto& v) { a.repeat = whole(k, v, 1, 100, "1 to 100 runs"); });
+  flag("--view", [&] { a.view = true; });
+  path("--history", a.history);
+  path("--rhs", a.rhs);
+  path("--x0", a.x0);
+  path("--write-solution", a.solution);
+  path("--json", a.json);
+
+  if (!read_options(app, given)) {
+    a.help = true;
+    return a;
   }
+  // What CLI11 did not take, and a "problem" it took for one that looks like
+  // an option (---tol, -5), named as unknown options.
+  auto refuse_option = [](const std::string& k) {
+    if (k.rfind("--", 0) == 0) throw InputError("unknown option '" + option_name(k) + "'\n" + solve_usage);
+    if (k.size() > 1 && k[0] == '-')  // -ksp_type: an option, not a problem
+      throw InputError("unknown option '" + k + "' (options start with --)\n" + solve_usage);
+  };
+  const std::string first = problem->results().empty() ? std::string() : problem->results().front();
+  refuse_option(first);
+  if (const std::string k = first_unknown(app); !k.empty()) {
+    refuse_option(k);
+    throw InputError("more than one problem given ('" + first + "', '" + k + "')");
+  }
+  for_each_option_given(app, [&](const CLI::Option& o, const std::vector<std::string>& values) {
+    const auto& set = sets.at(&o);
+    set(o.get_name(), values);
+  });
+  const bool have_problem = problem->count() > 0;
+  auto given_option = [&](const char* name) { return app.count(name) > 0; };
+  const bool tau_given = given_option("--tau"), form_given = given_option("--form");
   if (a.solver != "bicgstab" && a.solver != "gmres" && a.solver != "cg")
     throw InputError("unknown solver '" + a.solver + "' (expected bicgstab, gmres or cg)");
   // Options that would have no effect are errors, not silence.
@@ -210,17 +202,17 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
     if (!a.rhs.empty() || !a.x0.empty() || !a.solution.empty())
       throw InputError(
           "--rhs, --x0 and --write-solution are for matrix problems (a Kronecker system solves K U = K 1)");
-    if (given_options.count("--solver") && a.solver != "gmres")
+    if (given_option("--solver") && a.solver != "gmres")
       throw InputError("Kronecker systems are solved with GMRES; --solver " + a.solver + " cannot run them");
     a.solver = "gmres";
     if (!a.precond_given) a.precond = "none";
   }
-  if (given_options.count("--strict") && given_options.count("--fallback"))
+  if (given_option("--strict") && given_option("--fallback"))
     throw InputError("--strict and --fallback both set the fallback policy; give one");
   // Options of a method or preconditioner that this solve does not run.
   auto refuse_unless = [&](bool applies, std::initializer_list<const char*> names, const std::string& why) {
     for (const char* n : names)
-      if (!applies && given_options.count(n)) throw InputError(std::string(n) + " " + why);
+      if (!applies && given_option(n)) throw InputError(std::string(n) + " " + why);
   };
   refuse_unless(a.solver == "gmres", {"--restart", "--orthogonalization"}, "is GMRES's; the solver is " + a.solver);
   refuse_unless(a.solver == "bicgstab", {"--breakdown-restarts", "--stagnation-window"},
@@ -234,7 +226,7 @@ SolveArgs parse_solve_args(const std::vector<std::string>& given) {
                 {"--subdomain-rows", "--node-size", "--partitioner", "--coupling-weights"},
                 "is dd's (or auto's, which may build dd); the preconditioner is " + a.precond);
   // METIS's options: the geometric, contiguous, slab and region cuts ignore them.
-  const bool metis_may_run = !given_options.count("--partitioner") || a.options.partitioner == Partitioner::metis ||
+  const bool metis_may_run = !given_option("--partitioner") || a.options.partitioner == Partitioner::metis ||
                              a.options.partitioner == Partitioner::automatic;
   refuse_unless(metis_may_run, {"--node-size", "--coupling-weights"},
                 std::string("is METIS's (dd's graph partition); the partitioner ") + to_string(a.options.partitioner) +

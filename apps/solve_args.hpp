@@ -24,6 +24,7 @@ struct SolveArgs {
   bool compare = false;
   int repeat = 0;       // runs of each method, times their median; 0: 3 with --compare, else 1
   bool view = false;    // print the settings of the solve as run
+  bool help = false;    // -h or --help: the usage, and nothing else read
   std::string history;  // CSV path; the SVG plot goes beside it
   std::string json;     // what the run printed, as one JSON document
   // Matrix Market vectors (array, one column): b and x0 read, x written.
@@ -40,7 +41,9 @@ struct SolveArgs {
 /// The usage text of `trellis solve`.
 extern const std::string solve_usage;
 
-/// Parses the arguments after `solve`; a bad option is an InputError naming it.
+/// Parses the arguments after `solve` (with CLI11: --opt value and
+/// --opt=value); a bad option is an InputError naming it. With -h or --help
+/// (as an option, not another's value), only `help` is set.
 SolveArgs parse_solve_args(const std::vector<std::string>& args);
 
 }  // namespace trellis::cli

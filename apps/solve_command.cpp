@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -62,6 +63,9 @@ struct Run {
   Json attempts = Json::array();         // --json: the Solver's attempts
   Json settings;                         // --json: the settings as run (the solve asked for)
   int repeat = 1;                        // runs whose median times these are
+  /// Wall seconds since the solve began at which each entry of
+  /// result.history was known (empty if the count did not match).
+  std::vector<double> history_seconds;
 };
 
 /// The median of a few times (the upper middle of an even count).
@@ -93,15 +97,43 @@ std::function<void(int, double)> progress_line() {
   };
 }
 
+/// The wall time of every entry of a solve's residual history. The drivers
+/// call KrylovOptions::on_iteration once each time the history grows (and
+/// the Solver runs its attempts one after another, their histories joined),
+/// so the n-th call's time is the n-th entry's; the history itself records
+/// no times. start() before each solve.
+struct IterationClock {
+  time_point began = now();
+  std::vector<double> seconds;
+  void start() {
+    seconds.clear();
+    began = now();
+  }
+  /// The times, when there is one per entry of `history`; else none.
+  std::vector<double> times_of(const std::vector<double>& history) const {
+    return seconds.size() == history.size() ? seconds : std::vector<double>{};
+  }
+};
+
+/// The drivers' on_iteration hook: the time of the new history entry to
+/// `clock`, then the progress display.
+std::function<void(int, double)> timed_progress(const std::shared_ptr<IterationClock>& clock) {
+  return [clock, show = progress_line()](int it, double rel) {
+    clock->seconds.push_back(seconds_since(clock->began));
+    show(it, rel);
+  };
+}
+
 /// Clears the terminal's progress line after a solve.
 void end_progress_line() {
   if (isatty(fileno(stdout))) std::printf("\r%60s\r", "");
 }
 
 KrylovResult run_solver(const SolveArgs& a, const LinearOperator<double, Device>& A,
-                        const Preconditioner<double, Device>& M, ConstVector b, Vector x) {
+                        const Preconditioner<double, Device>& M, ConstVector b, Vector x,
+                        const std::shared_ptr<IterationClock>& clock) {
   KrylovOptions o = a.krylov;
-  o.on_iteration = progress_line();
+  o.on_iteration = timed_progress(clock);
   KrylovResult r;
   if (a.solver == "cg")
     r = cg(A, M, b, x, o);
@@ -211,7 +243,8 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   o.method = parse<KrylovMethod>(a.solver);
   o.form = a.form;
   o.krylov = a.krylov;
-  o.krylov.on_iteration = progress_line();
+  const auto clock = std::make_shared<IterationClock>();
+  o.krylov.on_iteration = timed_progress(clock);
   o.preconditioner_options = a.options;
   if (p.grid[0] > 0 && o.preconditioner_options.grid[0] == 0)
     o.preconditioner_options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
@@ -229,7 +262,8 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
     Kokkos::fence();
     setup_s.push_back(seconds_since(t0));
     Kokkos::deep_copy(x, x_start);
-    const auto t1 = now();
+    clock->start();
+    const auto t1 = clock->began;
     report = kept->solve(b, x);
     Kokkos::fence();
     solve_s.push_back(seconds_since(t1));
@@ -249,6 +283,7 @@ Run solve_with(const gallery::Problem& p, const std::string& spec, const SolveAr
   if (!M.setup_report.empty()) run.preconditioner["setup_report"] = M.setup_report;
   if (!baseline) run.settings = settings_json(a, o, M);
   run.result = report.result;
+  run.history_seconds = clock->times_of(run.result.history);
   for (const SolveAttempt& t : report.attempts) {
     Json attempt = {{"preconditioner", t.preconditioner}};
     if (!t.setup_error.empty()) {
@@ -302,7 +337,8 @@ Json run_json(const Run& r) {
     restarts.push_back({{"iteration", k.iteration}, {"reason", to_string(k.reason)}});
   j["restarts"] = std::move(restarts);
   if (!r.attempts.empty()) j["attempts"] = r.attempts;
-  j["history"] = r.result.history;  // relative residual per iteration, the start first
+  j["history"] = r.result.history;           // relative residual per iteration, the start first
+  j["history_seconds"] = r.history_seconds;  // when each was known, in seconds since the solve began
   return j;
 }
 
@@ -376,15 +412,28 @@ void check_history_writable(const std::string& path) {
   for (const std::string& p : {path, plot_path(path)}) probe_writable(p, "--history");
 }
 
+/// A double in the shortest form that reads back as the same double (so two
+/// runs' CSV columns are equal exactly when their values are).
+std::string shortest(double v) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
+  return ec == std::errc() ? std::string(text, end) : std::to_string(v);
+}
+
 void write_history(const std::string& path, const std::vector<Run>& runs) {
   std::ofstream csv(path);
   if (!csv) throw InputError("cannot write history file '" + path + "': " + std::strerror(errno));
-  csv << "method,iteration,relative_residual\n";
+  // seconds: the wall time since the solve began at which that residual was
+  // known (empty when not recorded).
+  csv << "method,iteration,relative_residual,seconds\n";
   std::vector<PlotSeries> series;
   for (const Run& r : runs) {
-    for (size_t i = 0; i < r.result.history.size(); ++i)
-      csv << r.label << "," << i << "," << r.result.history[i] << "\n";
-    series.push_back({r.label, r.result.history});
+    for (size_t i = 0; i < r.result.history.size(); ++i) {
+      csv << r.label << "," << i << "," << shortest(r.result.history[i]) << ",";
+      if (i < r.history_seconds.size()) csv << shortest(r.history_seconds[i]);
+      csv << "\n";
+    }
+    series.push_back({r.label, r.result.history, r.history_seconds});
   }
   csv.flush();
   if (!csv) throw InputError("cannot write history file '" + path + "': write failed");
@@ -428,10 +477,13 @@ int kronecker_solve(const SolveArgs& a, const std::vector<std::string>& args) {
   }
   Kokkos::fence();
   run.setup_seconds = seconds_since(t0);
-  t0 = now();
-  run.result = run_solver(a, K, *P, b, x);
+  const auto clock = std::make_shared<IterationClock>();
+  clock->start();
+  t0 = clock->began;
+  run.result = run_solver(a, K, *P, b, x, clock);
   Kokkos::fence();
   run.solve_seconds = seconds_since(t0);
+  run.history_seconds = clock->times_of(run.result.history);
   print_run(run);
   if (!a.history.empty()) write_history(a.history, {run});
   if (!a.json.empty()) {
@@ -512,9 +564,8 @@ KroneckerSystem kron_stokes_system(const std::string& spec) {
 }
 
 int solve_command(const std::vector<std::string>& args) {
-  for (const auto& s : args)
-    if (s == "--help" || s == "-h") return std::printf("%s", solve_usage.c_str()), 0;
   const SolveArgs a = parse_solve_args(args);
+  if (a.help) return std::printf("%s", solve_usage.c_str()), 0;
   check_outputs_overwrite_no_input(a);
   if (!a.history.empty()) check_history_writable(a.history);
   if (!a.solution.empty()) probe_writable(a.solution, "--write-solution");

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <csignal>
@@ -53,6 +54,10 @@ constexpr const char* thread_option_forms[] = {
 /// abort()), and starts as many threads as asked (100000 crashed), so the
 /// command checks every form it parses first, the legacy ones without
 /// "kokkos-" and KOKKOS_* variables too, and fails like any other bad option.
+/// Hand-written, not CLI11: Kokkos reads only NAME=VALUE, so a bare NAME
+/// (its value in the next argument) must be refused, and CLI11 reads
+/// "--opt value" and "--opt=value" alike; nor are the environment variables
+/// and the settings given twice arguments CLI11 could read.
 std::string bad_kokkos_option(int argc, char** argv) {
   const long max_threads = 4096;
   const struct {
@@ -166,26 +171,45 @@ void spell_thread_option_for_kokkos(int argc, char** argv, std::vector<std::stri
       }
 }
 
-/// `trellis COMMAND --help` (or -h): the command's usage, before Kokkos
-/// starts (Kokkos 3.4 prints its own help for --help first). False when the
-/// arguments ask for no help.
-bool help_asked(int argc, char** argv) {
-  bool asked = false;
-  for (int i = 1; i < argc; ++i) asked |= std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
-  if (!asked) return false;
-  const std::string command = argc > 1 ? argv[1] : "";
+/// The first level of the command line, read with CLI11: the command (its
+/// arguments are read by the command itself), whether -h/--help was given
+/// (after the command: its usage) and --version.
+struct CommandLine {
+  std::string command;  // solve, info, help, version, or "" for none
+  bool help = false, version = false;
+};
+
+CommandLine read_command_line(const std::vector<std::string>& args) {
+  CLI::App app("Trellis: sparse preconditioning on Kokkos", "trellis");
+  app.allow_extras();            // before Kokkos starts: its options (and what no command takes: named later)
+  app.require_subcommand(0, 1);  // "solve x info": info is a second problem, not another command
+  CLI::Option* version = app.add_flag("--version");
+  for (const char* name : {"solve", "info", "help", "version"})
+    app.add_subcommand(name)->allow_extras();  // the command's options: its own, read by the command
+  CommandLine line;
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    line.help = true;
+  } catch (const CLI::ParseError& e) {
+    throw trellis::InputError(e.what());
+  }
+  if (!app.get_subcommands().empty()) line.command = app.get_subcommands().front()->get_name();
+  line.version = version->count() > 0;
+  return line;
+}
+
+/// `trellis [COMMAND] -h` (or --help): the usage of the command, before
+/// Kokkos starts (Kokkos 3.4 prints its own help for --help first). The
+/// command's options are not read here: -h anywhere after it asks for help.
+void print_help(const std::string& command) {
   if (command == "solve")
     std::printf("%s", trellis::cli::solve_usage.c_str());
   else if (command == "info")
-    std::printf(
-        "usage: trellis info [PROBLEM] [--json FILE]\n"
-        "  size, symmetry, diagonal, the level parallelism of L and U, memory, and what the\n"
-        "  preconditioner auto would choose, of a Matrix Market file or a generated problem\n"
-        "  (trellis help lists the forms); a kron-stokes: spec gives the system's sizes\n"
-        "  --json FILE   the same as one JSON document\n");
+    std::printf("%s", trellis::cli::info_usage.c_str());
   else
     print_usage(stdout);
-  return true;
 }
 
 /// SIGTERM, SIGINT and SIGHUP are taken by one thread of their own, blocked
@@ -217,7 +241,15 @@ void end_on_termination_signals() {
 
 int main(int argc, char** argv) {
   end_on_termination_signals();
-  if (help_asked(argc, argv)) return 0;
+  try {
+    if (const CommandLine line = read_command_line({argv + 1, argv + argc}); line.help) {
+      print_help(line.command);
+      return 0;
+    }
+  } catch (const trellis::Error& e) {
+    std::fprintf(stderr, "trellis: error: %s\n", e.what());
+    return 1;
+  }
   if (const std::string bad = bad_kokkos_option(argc, argv); !bad.empty()) {
     std::fprintf(stderr, "trellis: error: %s\n", bad.c_str());
     return 1;
@@ -228,7 +260,7 @@ int main(int argc, char** argv) {
   setenv("OMP_PROC_BIND", "false", 0);
   std::vector<std::string> respelled;
   spell_thread_option_for_kokkos(argc, argv, respelled);
-  bool kokkos_help = false;  // Kokkos takes the option out of argv
+  bool kokkos_help = false;  // Kokkos takes the option out of argv (one of Kokkos's, read as they are)
   for (int i = 1; i < argc; ++i) kokkos_help |= std::strcmp(argv[i], "--kokkos-help") == 0;
   // Kokkos throws on what the checks above do not foresee (an option and
   // its environment variable that disagree): said as an error, not an abort.
@@ -246,18 +278,27 @@ int main(int argc, char** argv) {
   // No command: the main job, a solve of the default problem with the comparison.
   if (args.empty()) args = {"solve", "--compare"};
   const std::string command = args[0];
-  args.erase(args.begin());
   try {
+    // Kokkos has taken its options out: the first argument is the command
+    // (or --version), the rest are its own.
+    const CommandLine line = read_command_line({command});
+    if (line.help) return print_help(""), 0;  // said before Kokkos started; here for completeness
+    if (line.command.empty() && !line.version) {
+      std::fprintf(stderr, "trellis: error: unknown command '%s'\n\n", command.c_str());
+      print_usage(stderr);
+      return 1;
+    }
+    args.erase(args.begin());
     if (command == "info") return trellis::cli::info_command(args);
     if (command == "solve") return trellis::cli::solve_command(args);
-    if ((command == "version" || command == "--version" || command == "help") && !args.empty())
+    if (!args.empty())  // help, version, --version
       throw trellis::InputError("'" + command + "' takes no arguments (got '" + args[0] +
                                 "'); a command's options: trellis COMMAND --help");
-    if (command == "help" || command == "--help" || command == "-h") {
+    if (command == "help") {
       print_usage(stdout);
       return 0;
     }
-    if (command == "version" || command == "--version") {
+    {  // version, --version
       std::printf("trellis %s\n", TRELLIS_VERSION);
       std::printf("Kokkos %d.%d.%d, Kokkos Kernels %s, default execution space %s, %d threads or lanes\n",
                   KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100,
@@ -279,9 +320,6 @@ int main(int argc, char** argv) {
       std::printf("\n");
       return 0;
     }
-    std::fprintf(stderr, "trellis: error: unknown command '%s'\n\n", command.c_str());
-    print_usage(stderr);
-    return 1;
   } catch (const trellis::Error& e) {
     std::fprintf(stderr, "trellis %s: error: %s\n", command.c_str(), e.what());
     return 1;

@@ -1,6 +1,7 @@
 // The SVG convergence plot of `trellis solve --history` (apps/convergence_plot):
 // a well-formed file for any input (no runs, empty runs, 0, NaN and Inf
-// residuals, many runs), escaped labels, decade tick labels, write errors.
+// residuals, many runs), escaped labels, decade tick labels, the wall-time
+// panel, markers (thinned), the legend's "same curve" notes, write errors.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -86,13 +87,84 @@ TEST(ConvergencePlot, EdgeCasesGiveAWellFormedFile) {
   EXPECT_EQ(xml_problem(svg), "");
   EXPECT_FALSE(mentions_non_finite(svg));
   EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
-  EXPECT_EQ(count(svg, "<polyline"), 3u);  // the empty and all-zero runs have no point
-  EXPECT_EQ(count(svg, "<circle"), 1u);    // the lone point of "one value" is a dot
+  EXPECT_EQ(count(svg, "<polyline"), 2u);             // the empty and all-zero runs have no point, "one value" one
+  EXPECT_EQ(count(svg, "<g class=\"markers\""), 3u);  // the lone point of "one value" is a marker alone
+  EXPECT_NE(svg.find("no wall times recorded"), std::string::npos);  // no series has times
   for (const PlotSeries& s : series) EXPECT_NE(svg.find(">" + s.name), std::string::npos) << s.name;
   EXPECT_NE(svg.find("all zero (no data)"), std::string::npos);
   EXPECT_NE(svg.find(">1e0<"), std::string::npos);
   EXPECT_NE(svg.find(">1e-8<"), std::string::npos);  // 1e-7 rounds down to the decade below
   EXPECT_NE(svg.find(">iteration<"), std::string::npos);
+}
+
+/// The marker groups of the file, in order (iteration panel first per series).
+std::vector<std::string> marker_groups(const std::string& svg) {
+  std::vector<std::string> groups;
+  for (std::size_t at = svg.find("<g class=\"markers\""); at != std::string::npos;
+       at = svg.find("<g class=\"markers\"", at + 1))
+    groups.push_back(svg.substr(at, svg.find("</g>", at) - at));
+  return groups;
+}
+
+TEST(ConvergencePlot, TimePanelMarkersAndSameCurveNotes) {
+  std::vector<double> values, near, seconds, later;
+  for (int i = 0; i <= 500; ++i) {
+    values.push_back(std::pow(10.0, -0.02 * i));
+    near.push_back(values.back() * (1 + 1e-9));
+    seconds.push_back(0.004 * i);
+    later.push_back(0.005 * i);
+  }
+  const std::vector<PlotSeries> series = {{"dd", values, seconds},
+                                          {"ilu0", values, later},  // the same residuals, other times
+                                          {"jacobi", {1, 0.5, 0.25}, {0, 0.1, 0.2}},
+                                          {"near", near, seconds},
+                                          {"untimed", {1, 0.1}}};
+  const std::string svg = write_and_read(series, "relative residual", "time");
+  EXPECT_EQ(xml_problem(svg), "");
+  EXPECT_FALSE(mentions_non_finite(svg));
+  EXPECT_NE(svg.find(">iteration<"), std::string::npos);
+  EXPECT_NE(svg.find(">wall time (s)<"), std::string::npos);
+  EXPECT_NE(svg.find(">2.5<"), std::string::npos);  // the time axis ends at 2.5 s (500 x 0.005)
+  EXPECT_EQ(svg.find("no wall times recorded"), std::string::npos);
+  EXPECT_EQ(count(svg, "<polyline"), 9u);  // every series in both panels, "untimed" in the first only
+  EXPECT_EQ(count(svg, "class=\"legend-entry\""), series.size());
+  EXPECT_NE(svg.find(">ilu0 (same curve as dd)<"), std::string::npos);
+  EXPECT_NE(svg.find(">near (same curve as dd, to 6 digits)<"), std::string::npos);
+  EXPECT_NE(svg.find(">jacobi<"), std::string::npos);
+  EXPECT_NE(svg.find(">untimed<"), std::string::npos);
+  const std::vector<std::string> groups = marker_groups(svg);
+  ASSERT_EQ(groups.size(), 9u);
+  for (const std::string& g : groups) {
+    EXPECT_GE(count(g, "class=\"marker "), 2u);
+    EXPECT_LE(count(g, "class=\"marker "), std::size_t(kMaxMarkersPerSeries));
+  }
+  EXPECT_EQ(count(groups[4], "class=\"marker "), 3u);  // jacobi's three points, all marked
+  // dd's and ilu0's markers (one curve) are staggered: dd's first at iteration 0, ilu0's not.
+  EXPECT_NE(groups[0].find("cx=\"80.0\""), std::string::npos);
+  EXPECT_EQ(groups[2].find("x=\"77.0\""), std::string::npos);  // a square's corner, 3 px left of x = 80
+  // Each series a colour, a dash pattern and a marker shape of its own.
+  std::vector<std::string> swatches;
+  for (std::size_t at = svg.find("<g class=\"legend-entry\">"); at != std::string::npos;
+       at = svg.find("<g class=\"legend-entry\">", at + 1)) {
+    const std::string entry = svg.substr(at, svg.find("<text", at) - at);
+    swatches.push_back(entry);
+    EXPECT_NE(entry.find("class=\"marker "), std::string::npos);
+  }
+  ASSERT_EQ(swatches.size(), series.size());
+  for (std::size_t a = 0; a < swatches.size(); ++a)
+    for (std::size_t b = a + 1; b < swatches.size(); ++b) {
+      auto attribute = [](const std::string& e, const std::string& name) {
+        const std::size_t at = e.find(name + "=\"");
+        return at == std::string::npos ? std::string() : e.substr(at, e.find('"', at + name.size() + 2) - at);
+      };
+      EXPECT_NE(attribute(swatches[a], "stroke"), attribute(swatches[b], "stroke")) << a << " " << b;
+      EXPECT_NE(attribute(swatches[a], "stroke-dasharray"), attribute(swatches[b], "stroke-dasharray")) << a << b;
+      auto shape = [](const std::string& e) {  // the marker's class="marker SHAPE"
+        const std::size_t at = e.find("class=\"marker ");
+        return e.substr(at, e.find('"', at + 7) - at);
+      };
+      EXPECT_NE(shape(swatches[a]), shape(swatches[b])) << a << " " << b;
+    }
 }
 
 TEST(ConvergencePlot, LabelsAndTitleAreEscaped) {

@@ -40,7 +40,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # --- 1. Debian packages ------------------------------------------------------
 apt_packages=(build-essential cmake dpkg-dev patch pkg-config python3
               libopenmpi-dev openmpi-bin libmetis-dev
-              libgtest-dev nlohmann-json3-dev zlib1g-dev)
+              libgtest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev)
 for b in "${backends[@]}"; do
   [ "$b" = hip ] && apt_packages+=(hipcc libamdhip64-dev)
 done

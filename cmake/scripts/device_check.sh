@@ -62,7 +62,7 @@ trap finish EXIT
 deps() {
   mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
   TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda || return 1
-  # GoogleTest, METIS and nlohmann-json are not installed there: build / unpack
+  # GoogleTest, METIS, nlohmann-json and CLI11 are not installed there: build / unpack
   # the carried ones (every carried .deb into one folder, $work/metis).
   cmake -S "$carry/googletest" -B "$work/gtest-build" -DCMAKE_INSTALL_PREFIX="$work/gtest" \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 &&
@@ -79,7 +79,8 @@ configure() {
     -DCMAKE_PREFIX_PATH="$prefix;$work/gtest;$work/metis/usr" ${TRELLIS_DEVICE_CMAKE_ARGS:-} \
     -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
     -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)" \
-    -Dnlohmann_json_DIR="$work/metis/usr/share/cmake/nlohmann_json"
+    -Dnlohmann_json_DIR="$work/metis/usr/share/cmake/nlohmann_json" \
+    -DCLI11_DIR="$work/metis/usr/share/cmake/CLI11"
 }
 build() { cmake --build "$work/build" -j 16 ${TRELLIS_DEVICE_TARGETS:+--target $TRELLIS_DEVICE_TARGETS}; }
 unit() {

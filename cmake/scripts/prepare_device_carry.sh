@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fills .device-carry/ (git-ignored) with what the GPU machine lacks and cannot
-# download: GoogleTest sources, METIS and nlohmann-json (Debian .debs, unpacked
-# there into a folder, never into /), and the real test matrices. Kokkos
+# download: GoogleTest sources, METIS, nlohmann-json and CLI11 (Debian .debs,
+# unpacked there into a folder, never into /), and the real test matrices. Kokkos
 # sources travel separately as .deps/src (made by setup_deps.sh).
 #
 # Then, with the device tool:  carry [".deps/src", ".device-carry"]
@@ -12,7 +12,7 @@ out="$repo/.device-carry"
 bash "$repo/cmake/deps/setup_deps.sh" >/dev/null   # sources (and host build) ready
 rm -rf "$out" && mkdir -p "$out/debs"
 cp -r /usr/src/googletest "$out/googletest"
-(cd "$out/debs" && apt-get download libmetis5 libmetis-dev nlohmann-json3-dev >/dev/null 2>&1)
+(cd "$out/debs" && apt-get download libmetis5 libmetis-dev nlohmann-json3-dev libcli11-dev >/dev/null 2>&1)
 matrices="${TRELLIS_MATRICES:-$repo/../shared/matrices}"
 [ -d "$matrices" ] && cp -r "$matrices" "$out/matrices"
 # The commit the carried tree is (with "+changes" when it differs from it):
