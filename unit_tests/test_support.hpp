@@ -27,10 +27,18 @@ namespace trellis::test {
 using reference::random_vector;
 using reference::relative_error;
 
-// Every enabled backend, as a Kokkos::Device with its natural memory space.
+// Every enabled backend, as a Kokkos::Device with its natural memory space
+// (the device backend alone in a build configured with
+// TRELLIS_TEST_HOST_BACKENDS=OFF, such as CI's HIP compile check, whose
+// host backends the host build tests).
 template <class Exec>
 using DeviceOf = Kokkos::Device<Exec, typename Exec::memory_space>;
 
+#if defined(TRELLIS_TEST_DEVICE_BACKEND_ONLY) && defined(KOKKOS_ENABLE_CUDA)
+using Backends = ::testing::Types<DeviceOf<Kokkos::Cuda>>;
+#elif defined(TRELLIS_TEST_DEVICE_BACKEND_ONLY) && defined(KOKKOS_ENABLE_HIP)
+using Backends = ::testing::Types<DeviceOf<Kokkos::Experimental::HIP>>;
+#else
 using Backends = ::testing::Types<
 #if defined(KOKKOS_ENABLE_CUDA)
     DeviceOf<Kokkos::Cuda>,
@@ -42,6 +50,7 @@ using Backends = ::testing::Types<
     DeviceOf<Kokkos::OpenMP>,
 #endif
     DeviceOf<Kokkos::Serial>>;
+#endif
 
 struct BackendNames {
   template <class D>
