@@ -64,12 +64,20 @@ struct RowsFactored {
   KOKKOS_INLINE_FUNCTION void acquire() const { trellis::detail::acquire_fence(); }
 };
 
-/// Rows handed over through their values: each value a row reads of row k
-/// is waited on by itself (staged_row.hpp). u_start: U's starting values.
+/// Rows handed over through their values: row k is (very likely) factored
+/// once its inverse diagonal's first entry is published; every value read
+/// is still waited on by itself (staged_row.hpp). u_start: U's starting
+/// values.
 template <class Scalar, class Device>
 struct ValuesPublished {
   static constexpr bool value_flags = true;
+  Kokkos::View<Scalar*, Device> inv_diag;
   Kokkos::View<Scalar*, Device> u_start;
+  int BB;
+  KOKKOS_INLINE_FUNCTION bool operator()(ordinal_t k) const {
+    return !trellis::detail::is_unpublished(trellis::detail::load_published(&inv_diag(size_t(k) * BB)));
+  }
+  KOKKOS_INLINE_FUNCTION void acquire() const {}
 };
 
 namespace detail {
@@ -162,7 +170,7 @@ bool launch_factor_sync_free(const typename Device::execution_space& space, Bloc
       throw Error("factor_sync_free: the values are the flags here, and the state has room for " +
                   std::to_string(state.u_start.extent(0)) + " of U's " + std::to_string(f.U_val.extent(0)) +
                   " starting values");
-    const ValuesPublished<Scalar, Device> published{state.u_start};
+    const ValuesPublished<Scalar, Device> published{f.inv_diag, state.u_start, B * B};
     trellis::detail::for_each_ticket(
         space, state.ticket, f.num_rows, "trellis::ilu::factor_sync_free_values", lanes,
         KOKKOS_LAMBDA(const member_type& m, int t) {

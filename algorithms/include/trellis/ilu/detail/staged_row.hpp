@@ -13,10 +13,8 @@
 // Where rows are handed over through their values (Ready::value_flags:
 // row k's U blocks and inverse diagonal hold core/handoff.hpp's sentinel
 // until row k publishes them, and a row's starting U values come from
-// Ready::u_start), there is no flag and no fence: a step's loads of row
-// k's inverse diagonal and U entries, issued with the ring a few steps
-// ahead, are themselves the wait; a step whose row k is not done yet
-// reloads them together until they are published (one round trip a try).
+// Ready::u_start), each read of row k's values waits on that value alone:
+// no flag, no fence.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
@@ -198,14 +196,10 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
   const int W = staged_lanes(V);
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, W), [&](int lane) {
     trellis::detail::sync_lanes();  // the staged row, seen by every lane
-    // The steps run in ranges [qa, qb) whose rows k are all factored
-    // (values as flags: one range, each step waiting on its own loads).
+    // The steps run in ranges [qa, qb) whose rows k are all factored.
     for (offset_t qa = 0, qb = 0; qa < nl; qa = qb) {
-      if constexpr (vf)
-        qb = nl;
-      else
-        qb = ready_steps(s, qa, nl, lane, W, ready);
-      if constexpr (waits && !vf) {  // the rows k's values after their flags, whichever lane saw them
+      qb = ready_steps(s, qa, nl, lane, W, ready);
+      if (waits && !vf) {  // the rows k's values after their flags, whichever lane saw them
         ready.acquire();
         trellis::detail::sync_lanes();
       }
@@ -215,30 +209,25 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
       // (q - qa) % ahead and refills it for step q + ahead: no register
       // moves, which would wait on loads still in flight.
       ordinal_t ring_j[ahead];
-      Scalar ring_u[ahead], ring_k[ahead];  // ring_k: row k's inverse diagonal (values as flags, B = 1)
+      Scalar ring_u[ahead];
       // Both loads are issued on the same condition, never one on the
       // other's result: a value load guarded by its column (j >= 0) waited
       // for that column's load there and then, in the step that issued it.
       // With values as flags the load is not waited on here (that would
       // stall the ring): a value still unpublished is waited for when used.
-      auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u, Scalar& k) {
+      auto fetch = [&](offset_t q, ordinal_t& j, Scalar& u) {
         const offset_t t = q < qb ? s.kbeg(q) + lane : 0;
         const bool held = q < qb && t < s.kend(q);
         j = held ? f.U_col(t) : -1;
-        if constexpr (vf) {
+        if constexpr (vf)
           u = B == 1 && held ? trellis::detail::load_published(&f.U_val(t)) : Scalar(0);
-          k = B == 1 && q < qb ? trellis::detail::load_published(&f.inv_diag(s.col(q))) : Scalar(0);
-        } else {
+        else
           u = B == 1 && held ? f.U_val(t) : Scalar(0);
-          (void)k;
-        }
       };
 #pragma unroll
-      for (int d = 0; d < ahead; ++d) fetch(qa + d, ring_j[d], ring_u[d], ring_k[d]);
+      for (int d = 0; d < ahead; ++d) fetch(qa + d, ring_j[d], ring_u[d]);
       // The inverse diagonals after the ring's loads, which are then in flight with them.
-      if constexpr (!vf)
-        for (offset_t p = qa + lane; p < qb; p += W)
-          for (int t = 0; t < BB; ++t) s.kinv(p * BB + t) = f.inv_diag(s.col(p) * BB + t);
+      for (offset_t p = qa + lane; p < qb; p += W) read_final<vf>(&f.inv_diag(s.col(p) * BB), BB, &s.kinv(p * BB));
       trellis::detail::sync_lanes();
 
       for (offset_t q0 = qa; q0 < qb; q0 += ahead) {
@@ -246,23 +235,8 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
         for (int d = 0; d < ahead; ++d) {
           const offset_t q = q0 + d;
           if (q >= qb) break;  // the same for every lane of the row
-          Scalar l[BB], kinv_q[BB];
-          const Scalar* kinv = &s.kinv(q * BB);
-          if constexpr (vf) {
-            if constexpr (B == 1) {  // row k's inverse diagonal and this lane's U entry, waited on together
-              const bool held = ring_j[d] >= 0;
-              while (trellis::detail::is_unpublished(ring_k[d]) ||
-                     (held && trellis::detail::is_unpublished(ring_u[d]))) {
-                ring_k[d] = trellis::detail::load_published(&f.inv_diag(s.col(q)));
-                if (held) ring_u[d] = trellis::detail::load_published(&f.U_val(s.kbeg(q) + lane));
-              }
-              kinv_q[0] = ring_k[d];
-            } else {
-              read_final<vf>(&f.inv_diag(s.col(q) * BB), BB, kinv_q);
-            }
-            kinv = kinv_q;
-          }
-          block_matmul<B>(&s.val(q * BB), kinv, l);
+          Scalar l[BB];
+          block_matmul<B>(&s.val(q * BB), &s.kinv(q * BB), l);
           // A_ij -= L_ik U_kj where row i holds column j (after position q).
           auto update = [&](ordinal_t j, offset_t t, Scalar u) {
             offset_t lo = q + 1, hi = len;
@@ -290,7 +264,7 @@ KOKKOS_INLINE_FUNCTION void factor_row_staged(const Member& m, int V, const F& f
             update(f.U_col(t), t, B == 1 ? read_final<vf>(&f.U_val(t)) : Scalar(0));
           if (lane == 0)
             for (int t = 0; t < BB; ++t) f.L_val((l0 + q) * BB + t) = l[t];
-          fetch(q + ahead, ring_j[d], ring_u[d], ring_k[d]);
+          fetch(q + ahead, ring_j[d], ring_u[d]);
           trellis::detail::sync_lanes();  // step q's updates before step q + 1 reads its L_ik
         }
       }
