@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "ilu0.hpp"  // reference/
 #include "test_support.hpp"
@@ -205,6 +206,46 @@ TYPED_TEST(IluPreconditioners, SyncFreeFactorizationEqualsLevelByLevel) {
   sentinel.bits = detail::Unpublished<double>::bits;
   poisoned.values(last) = sentinel.value;
   expect_sync_free_equals_levels<TypeParam>(poisoned, "a value with the sentinel's bits");
+}
+
+/// The split before a sync-free factorization that hands rows over through
+/// their values: every U value and every inverse diagonal holds the
+/// sentinel (the factorization's ready flags; a stale value there would be
+/// read as final), U's starting values are in u_start, also for a matrix
+/// without U (a lower triangle) and on a second split of the same factors.
+TYPED_TEST(IluPreconditioners, SplitForValueFlagsUnpublishesEveryRow) {
+  using Device = TypeParam;
+  const typename Device::execution_space space;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  gallery::RandomOptions o;
+  o.seed = seed;
+  o.max_per_row = 5;
+  const std::pair<HostCsr, const char*> cases[] = {
+      {gallery::random_sparse(400, o), "random"},
+      {gallery::random_lower_triangular(400, gallery::TriangularShape::sparse_rows, seed), "lower triangle, no U"}};
+  for (const auto& [A, what] : cases) {
+    SCOPED_TRACE(what);
+    ilu::BlockFactors<double, Device> f;
+    ViewArena<Device> arena;
+    const auto R = copy_to<Device>(as_point_bsr(A));
+    const auto diag = ilu::split_whole(space, R, f, arena).diag;
+    const Kokkos::View<double*, Device> u_start("u_start", f.U_val.extent(0));
+    ilu::split_values(space, R, f, diag);
+    const auto expected_starts = test::host_vector(f.U_val);
+    for (int split = 0; split < 2; ++split) {
+      Kokkos::deep_copy(f.inv_diag, 1.0);  // a finished factorization's values
+      Kokkos::deep_copy(f.U_val, 1.0);
+      ilu::split_values(space, R, f, diag, {}, true, u_start);
+      for (const auto& values : {test::host_vector(f.U_val), test::host_vector(f.inv_diag)}) {
+        size_t published = 0;
+        for (double v : values) published += !detail::is_unpublished(v);
+        EXPECT_EQ(published, 0u) << "split " << split;
+      }
+      EXPECT_EQ(test::host_vector(u_start), expected_starts) << "split " << split;
+    }
+    EXPECT_EQ(f.inv_diag.extent(0), size_t(A.num_rows));
+  }
 }
 
 TYPED_TEST(IluPreconditioners, GlobalIlu0FromTheDeviceNamesBadInput) {

@@ -29,18 +29,23 @@ struct SplitBlocks {
 /// row's blocks are walked beside its kept L and U columns, all sorted, and
 /// blocks outside them (dropped) are skipped. A pivot status given is reset
 /// in the same launch (as detail::reset_pivot_status does), for the
-/// factorization queued after it. With u_start, for a sync-free
+/// factorization queued after it. values_as_flags, for a sync-free
 /// factorization that hands rows over through their values: U's values go
-/// there, and f.U_val and f.inv_diag get the sentinel (unpublish_factors).
+/// to u_start (sized as f.U_val), and f.U_val and f.inv_diag get the
+/// sentinel (as unpublish_factors does), whatever U's size, even none.
 template <class Scalar, class Device>
 void split_values(const typename Device::execution_space& space, const BsrMatrix<Scalar, Device>& R,
                   const BlockFactors<Scalar, Device>& f, Kokkos::View<Scalar*, Device> diag,
-                  Kokkos::View<ordinal_t*, Device> reset_status = {}, Kokkos::View<Scalar*, Device> u_start = {}) {
+                  Kokkos::View<ordinal_t*, Device> reset_status = {}, bool values_as_flags = false,
+                  Kokkos::View<Scalar*, Device> u_start = {}) {
   const ordinal_t n = R.num_block_rows;
   const bool reset = reset_status.extent(0) > 0;
-  const bool unpublish = u_start.extent(0) > 0;
-  if constexpr (!trellis::detail::has_value_flag<Scalar>())
-    if (unpublish) throw Error("split_values: the scalar type has no sentinel for u_start");
+  const bool unpublish = values_as_flags;
+  if (unpublish && !trellis::detail::has_value_flag<Scalar>())
+    throw Error("split_values: the scalar type has no sentinel for values as flags");
+  if (unpublish && u_start.extent(0) != f.U_val.extent(0))
+    throw Error("split_values: room for " + std::to_string(u_start.extent(0)) + " of U's " +
+                std::to_string(f.U_val.extent(0)) + " starting values");
   const size_t bb = size_t(R.block_size) * R.block_size;
   const auto map = R.row_map;
   const auto ent = R.entries;

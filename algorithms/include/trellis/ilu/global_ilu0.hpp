@@ -328,7 +328,7 @@ void GlobalIlu0<Scalar, Device>::numeric_on_device(const execution_space& space,
                          " has another pattern than at setup; a new pattern needs a new setup");
   failed_numeric_ = "interrupted";
   ilu::split_values(space, A, factors_, diag_, pivot_status_,  // the status reset in the same launch
-                    values_flagged_ ? sync_free_.u_start : vector_type());
+                    values_flagged_, sync_free_.u_start);
   try {
     factor_and_load(space, A);
   } catch (const PivotError& e) {

@@ -108,7 +108,7 @@ SyncFreeLaunch sync_free_launch(RowExtent extent) {
 /// Whether the sync-free launch for these rows hands them over through
 /// their values: then its caller fills f.U_val and f.inv_diag with the
 /// sentinel and puts U's starting values in the state's u_start
-/// (split_values with u_start, or unpublish_factors).
+/// (split_values with values_as_flags, or unpublish_factors).
 template <int B, class Scalar, class Device>
 bool hands_over_values(detail::RowExtent extent) {
   return trellis::detail::has_value_flag<Scalar>() &&
@@ -165,7 +165,7 @@ bool launch_factor_sync_free(const typename Device::execution_space& space, Bloc
   const int lanes = shape.lanes, team_rows = shape.team_rows;
   const detail::StagedPlan plan = shape.plan;
   const bool staged = plan.staged();
-  if (staged && hands_over_values<B, Scalar, Device>(extent)) {
+  if (staged && trellis::detail::has_value_flag<Scalar>()) {  // hands_over_values, from the plan made here
     if (state.u_start.extent(0) != f.U_val.extent(0))
       throw Error("factor_sync_free: the values are the flags here, and the state has room for " +
                   std::to_string(state.u_start.extent(0)) + " of U's " + std::to_string(f.U_val.extent(0)) +
