@@ -74,12 +74,9 @@ void split_values(const typename Device::execution_space& space, const BsrMatrix
         }
         if constexpr (trellis::detail::has_value_flag<Scalar>()) {
           if (unpublish) {  // the factorization's outputs, its ready flags (sync_free_factorization.hpp)
-            using Bits = typename trellis::detail::Unpublished<Scalar>::bits_type;
-            Bits* u = reinterpret_cast<Bits*>(fc.U_val.data());
-            Bits* inv = reinterpret_cast<Bits*>(fc.inv_diag.data());
             for (size_t q = size_t(fc.U_map(i)) * bb; q < size_t(u_end) * bb; ++q)
-              u[q] = trellis::detail::Unpublished<Scalar>::bits;
-            for (size_t t = 0; t < bb; ++t) inv[i * bb + t] = trellis::detail::Unpublished<Scalar>::bits;
+              trellis::detail::mark_unpublished(fc.U_val.data() + q);
+            for (size_t t = 0; t < bb; ++t) trellis::detail::mark_unpublished(fc.inv_diag.data() + i * bb + t);
           }
         }
       });

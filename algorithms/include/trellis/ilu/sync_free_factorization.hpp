@@ -121,19 +121,18 @@ template <class Scalar, class Device>
 void unpublish_factors(const typename Device::execution_space& space, const BlockFactors<Scalar, Device>& f,
                        Kokkos::View<Scalar*, Device> u_start) {
   if constexpr (trellis::detail::has_value_flag<Scalar>()) {
-    using Bits = typename trellis::detail::Unpublished<Scalar>::bits_type;
     if (u_start.extent(0) != f.U_val.extent(0))
       throw Error("unpublish_factors: room for " + std::to_string(u_start.extent(0)) + " U values, U has " +
                   std::to_string(f.U_val.extent(0)));
     Kokkos::deep_copy(space, u_start, f.U_val);
-    Bits* u = reinterpret_cast<Bits*>(f.U_val.data());
-    Bits* inv = reinterpret_cast<Bits*>(f.inv_diag.data());
+    Scalar* u = f.U_val.data();
+    Scalar* inv = f.inv_diag.data();
     const size_t nu = f.U_val.extent(0), ninv = f.inv_diag.extent(0);
     Kokkos::parallel_for(
         "trellis::ilu::unpublish_factors",
         trellis::RangePolicy<typename Device::execution_space>(space, 0, std::max(nu, ninv)), KOKKOS_LAMBDA(size_t q) {
-          if (q < nu) u[q] = trellis::detail::Unpublished<Scalar>::bits;
-          if (q < ninv) inv[q] = trellis::detail::Unpublished<Scalar>::bits;
+          if (q < nu) trellis::detail::mark_unpublished(u + q);
+          if (q < ninv) trellis::detail::mark_unpublished(inv + q);
         });
   } else {
     (void)space, (void)f, (void)u_start;

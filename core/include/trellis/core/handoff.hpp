@@ -66,6 +66,12 @@ KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
   return v.value;
 }
 
+/// Writes the sentinel at *p: its value is not published yet.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION void mark_unpublished(Scalar* p) {
+  *reinterpret_cast<typename Unpublished<Scalar>::bits_type*>(p) = Unpublished<Scalar>::bits;
+}
+
 /// Whether v holds the sentinel.
 template <class Scalar>
 KOKKOS_INLINE_FUNCTION bool is_unpublished(Scalar v) {

@@ -32,7 +32,6 @@ template <class Scalar, class Device>
 void unpublish_x(const typename Device::execution_space& space, Kokkos::View<Scalar*, Device>& work,
                  Kokkos::View<const Scalar*, Device>& b, Kokkos::View<Scalar*, Device> x,
                  Kokkos::View<const Scalar*, Device>& x_old, bool has_other, const char* who) {
-  using Bits = typename Unpublished<Scalar>::bits_type;
   const size_t n = x.extent(0);
   const bool b_aliased = b.data() == x.data();
   const bool old_aliased = has_other && x_old.data() == x.data();
@@ -47,10 +46,10 @@ void unpublish_x(const typename Device::execution_space& space, Kokkos::View<Sca
     else
       x_old = work;
   }
-  Bits* xb = reinterpret_cast<Bits*>(x.data());
+  Scalar* xp = x.data();
   Kokkos::parallel_for(
       "trellis::trsv::unpublish_x", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
-      KOKKOS_LAMBDA(size_t i) { xb[i] = Unpublished<Scalar>::bits; });
+      KOKKOS_LAMBDA(size_t i) { mark_unpublished(xp + i); });
 }
 
 /// ELMR-V: as ELMR, each lane waiting on the x(j) of its own entries.
