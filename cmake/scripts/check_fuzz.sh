@@ -3,7 +3,7 @@
 # installed here when missing): the Matrix Market reader (plain and gzip),
 # the problem-spec parser and `trellis solve`'s options (unit_tests/fuzz/).
 #
-#   check_fuzz.sh [SECONDS]      fuzz each target SECONDS (default 60)
+#   check_fuzz.sh [SECONDS]      fuzz each target SECONDS (default 60), TRELLIS_JOBS at once
 #
 # The build (TRELLIS_ENABLE_FUZZ: the library's input side and the targets,
 # with coverage, ASan and UBSan) links the host Kokkos of
@@ -50,20 +50,33 @@ export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
 artifacts="$build/artifacts"
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
-failed=()
-for dir in "$repo"/unit_tests/fuzz/corpus/*/; do
-  name="$(basename "$dir")" target="fuzz_$(basename "$dir")"
-  [ -x "$build/unit_tests/fuzz/$target" ] || continue  # fuzz_matrix_market_gzip: only with zlib
-  work="$build/corpus/$name"  # what this run adds; the repository's corpus is only read
+# One target per core at a time (libFuzzer runs on one thread): each still
+# gets its SECONDS, the stage takes SECONDS per round of TRELLIS_JOBS.
+fuzz_one() {
+  local name="$1" work="$build/corpus/$1" dict=()  # work: what this run adds; the corpus is only read
   mkdir -p "$work"
-  dict=()
   [ -f "$repo/unit_tests/fuzz/$name.dict" ] && dict=(-dict="$repo/unit_tests/fuzz/$name.dict")
-  echo "== $target: ${seconds} s"
-  if ! "$build/unit_tests/fuzz/$target" "$work" "$repo/unit_tests/fuzz/corpus/$name" "${dict[@]}" \
-      -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss_mb" \
-      -artifact_prefix="$artifacts/$name-" -print_final_stats=1 >"$build/$name.log" 2>&1; then
-    failed+=("$target")
-  fi
+  local rc=0
+  "$build/unit_tests/fuzz/fuzz_$name" "$work" "$repo/unit_tests/fuzz/corpus/$name" "${dict[@]}" \
+    -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss_mb" \
+    -artifact_prefix="$artifacts/$name-" -print_final_stats=1 >"$build/$name.log" 2>&1 || rc=$?
+  echo "$rc" >"$build/$name.rc"
+}
+names=()
+for dir in "$repo"/unit_tests/fuzz/corpus/*/; do
+  name="$(basename "$dir")"
+  [ -x "$build/unit_tests/fuzz/fuzz_$name" ] || continue  # fuzz_matrix_market_gzip: only with zlib
+  names+=("$name")
+  rm -f "$build/$name.rc"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "== fuzz_$name: ${seconds} s"
+  fuzz_one "$name" &
+done
+wait
+failed=()
+for name in "${names[@]}"; do
+  echo "== fuzz_$name:"
+  [ "$(cat "$build/$name.rc" 2>/dev/null)" = 0 ] || failed+=("fuzz_$name")
   grep -E "^stat::number_of_executed_units|^stat::new_units_added|^stat::peak_rss_mb|^#[0-9]+ *DONE" "$build/$name.log" || true
 done
 if [ ${#failed[@]} -gt 0 ] || compgen -G "$artifacts/*" >/dev/null; then
