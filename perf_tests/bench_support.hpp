@@ -7,6 +7,7 @@
 #include <Kokkos_Timer.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -195,12 +196,6 @@ inline bool write_text_file(const std::string& path, const std::string& text) {
 
 // -------------------------------------------------------------- helpers ---
 
-/// The value after option argv[i] (i advances to it); InputError when none.
-inline std::string option_value(int argc, char** argv, int& i) {
-  if (i + 1 >= argc) throw trellis::InputError(std::string("missing value after ") + argv[i]);
-  return argv[++i];
-}
-
 /// The number `text` given to option `name`; InputError, naming both, unless
 /// the whole text is a number.
 inline double parse_number(const std::string& name, const std::string& text) {
@@ -221,6 +216,18 @@ inline std::vector<std::string> split_list(const std::string& s, char sep = ',')
   while (std::getline(ss, item, sep))
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+/// A grid "NXxNYxNZ": three extents, each at least 1; InputError otherwise.
+inline std::array<int, 3> parse_grid(const std::string& text) {
+  const auto parts = split_list(text, 'x');
+  if (parts.size() != 3) throw trellis::InputError("expected NXxNYxNZ, got '" + text + "'");
+  std::array<int, 3> grid{};
+  for (int d = 0; d < 3; ++d) {
+    grid[size_t(d)] = int(parse_number("the grid", parts[size_t(d)]));
+    if (grid[size_t(d)] < 1) throw trellis::InputError("every extent of the grid must be at least 1");
+  }
+  return grid;
 }
 
 /// Geometric mean of the positive finite values (NaN when there are none).

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "cusparse_support.hpp"
 #include "trellis/core/errors.hpp"
@@ -45,30 +46,28 @@ struct Args {
   bench::TimingPolicy timing;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&] { return bench::option_value(argc, argv, i); };
-    if (k == "--problems")
-      a.problems = bench::split_list(value());
-    else if (k == "--no-real-matrices")
-      a.real_matrices = false;
-    else if (k == "--json")
-      a.json = value();
-    else if (k == "--reps")
-      a.timing.reps = std::stoi(value());
-    else if (k == "--quick")
-      a.problems = {"blocklap3d:24x24x24:b=3", "layered3d:32x32x16"}, a.real_matrices = false;
-    else
-      throw InputError("unknown option '" + k +
-                       "' (accepted: --problems P,... --no-real-matrices --json F --reps N --quick)");
+/// Reads the options into a; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Args& a) {
+  bool quick = false;
+  bench::CommandLine cl("dd_bench",
+                        "Seed 000's Tables 5.2-5.4: the DD preconditioner's setup, lower solves and ILDU0 "
+                        "applications, beside cuSPARSE SpSV of the global ILU0; then the matrices of "
+                        "$TRELLIS_MATRICES/MANIFEST.tsv.");
+  cl.list("--problems", a.problems, "problem specs or Matrix Market files, comma-separated")
+      .flag("--no-real-matrices", a.real_matrices, "leave out the matrices of $TRELLIS_MATRICES", false)
+      .text("--json", a.json, "write the results to this file (default dd_results.json)")
+      .number("--reps", a.timing.reps, "timed runs per case", 1, 1000000)
+      .flag("--quick", quick, "two small generated problems, no real matrices (a CPU smoke check)");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  if (quick) {
+    if (!cl.given("--problems")) a.problems = {"blocklap3d:24x24x24:b=3", "layered3d:32x32x16"};
+    a.real_matrices = false;
   }
   if (a.real_matrices)
     for (const auto& p :
          bench::manifest_matrices(std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : ""))
       a.problems.push_back(p);
-  return a;
+  return -1;
 }
 
 using bench::random_device_vector;
@@ -99,10 +98,11 @@ struct Recorder {
 
 int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
+  Args args;
+  if (const int rc = parse_options(argc, argv, args); rc >= 0) return rc;
   Kokkos::ScopeGuard guard(argc, argv);
   bool wrong = false;
   try {
-    const Args args = parse(argc, argv);
     const double copy_gbs = bench::measure_copy_bandwidth(size_t(1) << 28);
     std::printf("device: %s, copy bandwidth %.0f GB/s\n", bench::device_name().c_str(), copy_gbs);
 #if defined(TRELLIS_WITH_CUSPARSE)

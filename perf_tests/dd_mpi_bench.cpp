@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "mpi_timing.hpp"
 #include "trellis/core/stopwatch.hpp"
@@ -40,33 +41,30 @@ struct Args {
   std::string json;
 };
 
-Args parse_args(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&] { return bench::option_value(argc, argv, i); };
-    if (k == "--grid") {
-      const auto d = bench::split_list(value(), 'x');
-      if (d.size() != 3) throw InputError("--grid takes NXxNYxNZ");
-      a.nx = std::stoi(d[0]), a.ny = std::stoi(d[1]), a.nz = std::stoi(d[2]);
-    } else if (k == "--b")
-      a.b = std::stoi(value());
-    else if (k == "--weak")
-      a.weak = true;
-    else if (k == "--applies")
-      a.applies = std::stoi(value());
-    else if (k == "--variant")
-      a.variant = parse<DdApply>(value());
-    else if (k == "--subdomain-rows")
-      a.subdomain_rows = std::stoi(value());
-    else if (k == "--json")
-      a.json = value();
-    else if (k.rfind("--kokkos", 0) != 0)
-      throw InputError("unknown option '" + k +
-                       "' (accepted: --grid NXxNYxNZ --b B --weak --applies N --variant V --subdomain-rows N "
-                       "--json F)");
-  }
-  return a;
+/// Reads the options into a; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Args& a) {
+  int subdomain_rows = 0;
+  bench::CommandLine cl("dd_mpi_bench",
+                        "The multi-GPU DD ILDU0 (seed 000 section 4.5) under mpiexec, one rank per GPU: one "
+                        "application and a BiCGSTAB solve, each the slowest rank's.");
+  cl.word(
+        "--grid",
+        [&](const std::string& text) {
+          const auto g = bench::parse_grid(text);
+          a.nx = g[0], a.ny = g[1], a.nz = g[2];
+        },
+        "the grid NXxNYxNZ (default 128x128x128)")
+      .number("--b", a.b, "block size (default 3)", 1, 8)
+      .flag("--weak", a.weak, "weak scaling: the grid's z extent times the rank count")
+      .number("--applies", a.applies, "applications timed (default 50)", 1, 100000000)
+      .word(
+          "--variant", [&](const std::string& w) { a.variant = parse<DdApply>(w); },
+          "the DD apply variant (default dag-ec-ILDUO-fused)")
+      .number("--subdomain-rows", subdomain_rows, "rows per subdomain (0: the default)", 0, 1 << 30)
+      .text("--json", a.json, "write the results to this file");
+  const int rc = cl.parse(argc, argv);
+  a.subdomain_rows = ordinal_t(subdomain_rows);
+  return rc;
 }
 
 /// Seconds of run, started together on every rank, the slowest rank's.
@@ -74,8 +72,7 @@ double timed(const std::function<void()>& run) {
   return bench::timed_on_all(distributed::Communicator(MPI_COMM_WORLD), run);
 }
 
-int run(int argc, char** argv) {
-  const Args a = parse_args(argc, argv);
+int run(const Args& a) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -147,11 +144,13 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rc = 0;
-  {
+  trellis::Args args;
+  int rc = trellis::parse_options(argc, argv, args);
+  if (rc < 0) {
+    rc = 0;
     Kokkos::ScopeGuard kokkos(argc, argv);
     try {
-      rc = trellis::run(argc, argv);
+      rc = trellis::run(args);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "dd_mpi_bench: %s\n", e.what());
       rc = 2;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "kron_baseline.hpp"
 #include "mpi_timing.hpp"
@@ -54,40 +55,28 @@ struct Args {
   std::string json;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&] { return bench::option_value(argc, argv, i); };
-    auto whole = [&](const std::string& v) { return int(bench::parse_number(k, v)); };
-    if (k == "--grid") {
-      const auto d = bench::split_list(value(), 'x');
-      if (d.size() != 3) throw InputError("--grid takes NXxNYxNZ");
-      a.nx = whole(d[0]), a.ny = whole(d[1]), a.nz = whole(d[2]);
-    } else if (k == "--stages")
-      a.stages = whole(value());
-    else if (k == "--tau")
-      a.tau = bench::parse_number(k, value());
-    else if (k == "--kron") {
-      for (int f = 0; f < 4; ++f) a.files.push_back(value());
-    } else if (k == "--block-size")
-      a.block_size = whole(value());
-    else if (k == "--iterations")
-      a.iterations = whole(value());
-    else if (k == "--applies")
-      a.applies = whole(value());
-    else if (k == "--precond")
-      a.precond = value();
-    else if (k == "--no-baseline")
-      a.baseline = false;
-    else if (k == "--json")
-      a.json = value();
-    else if (k.rfind("--kokkos", 0) != 0)
-      throw InputError("unknown option '" + k +
-                       "' (accepted: --grid NXxNYxNZ --stages S --tau T --kron M L A B --block-size B "
-                       "--iterations N --applies N --precond SPEC --no-baseline --json F)");
-  }
-  return a;
+/// Reads the options into a; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Args& a) {
+  bench::CommandLine cl("kron_bench",
+                        "Seed 001's Kronecker operator and GMRES over MPI: the SpMV's lane mappings, the "
+                        "solves, against the formed-matrix baseline.");
+  cl.word(
+        "--grid",
+        [&](const std::string& text) {
+          const auto g = bench::parse_grid(text);
+          a.nx = g[0], a.ny = g[1], a.nz = g[2];
+        },
+        "the Stokes grid NXxNYxNZ (default 53x53x54)")
+      .number("--stages", a.stages, "s, the number of stages (default 2)", 1, 64)
+      .number("--tau", a.tau, "the time step scale (default 0.125)", -1e300, 1e300)
+      .texts("--kron", a.files, 4, "read the system from Matrix Market files M L A B")
+      .number("--block-size", a.block_size, "block size of M and L read with --kron (default 4)", 1, 8)
+      .number("--iterations", a.iterations, "GMRES iterations (default 6000)", 1, 100000000)
+      .number("--applies", a.applies, "applies timed per lane mapping (default 200)", 1, 100000000)
+      .text("--precond", a.precond, "a preconditioner spec: iterations to 1e-6 against none")
+      .flag("--no-baseline", a.baseline, "leave out the formed-matrix baseline", false)
+      .text("--json", a.json, "write the results to this file");
+  return cl.parse(argc, argv);
 }
 
 distributed::Communicator world() {
@@ -155,8 +144,7 @@ bench::JsonObject json_of(const Breakdown& t) {
   return o;
 }
 
-int run(int argc, char** argv) {
-  const Args a = parse(argc, argv);
+int run(const Args& a) {
   const auto comm = world();
   const bool root = comm.rank() == 0;
   const KroneckerSystem sys =
@@ -365,11 +353,13 @@ int main(int argc, char** argv) {
 #if TRELLIS_ENABLE_MPI
   MPI_Init(&argc, &argv);
 #endif
-  int rc = 0;
-  {
+  trellis::Args args;
+  int rc = trellis::parse_options(argc, argv, args);
+  if (rc < 0) {
+    rc = 0;
     Kokkos::ScopeGuard kokkos(argc, argv);
     try {
-      rc = trellis::run(argc, argv);
+      rc = trellis::run(args);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kron_bench: %s\n", e.what());
       rc = 2;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/partition/detail/adjacency.hpp"
@@ -32,9 +33,9 @@ bool same_graph(const detail::Adjacency& a, const detail::Adjacency& b) {
 
 /// For each problem and size: parts, then the fractions of the coupling
 /// weight slabs and regions drop, '*' on the one the automatic partition keeps.
-int dropped_by_size(const std::vector<std::string>& problems, const std::vector<std::string>& sizes) {
+int dropped_by_size(const std::vector<std::string>& problems, const std::vector<int>& sizes) {
   std::printf("%-44s %8s", "matrix (parts: slabs / regions dropped %)", "rows");
-  for (const auto& r : sizes) std::printf(" %22s", r.c_str());
+  for (const int r : sizes) std::printf(" %22d", r);
   std::printf("\n");
   for (const auto& path : problems) {
     const std::string name = path.substr(path.find_last_of('/') + 1);
@@ -44,8 +45,8 @@ int dropped_by_size(const std::vector<std::string>& problems, const std::vector<
       const std::vector<double> w = coupling_strengths(csr_to_bsr(A, 1));
       const double total = std::accumulate(w.begin(), w.end(), 0.0);  // 0 on the diagonal
       std::printf("%-44s %8d", name.substr(0, 44).c_str(), A.num_rows);
-      for (const auto& r : sizes) {
-        const ordinal_t rows = ordinal_t(std::atoi(r.c_str()));
+      for (const int r : sizes) {
+        const ordinal_t rows = ordinal_t(r);
         const AutomaticPartition p = slabs_or_regions(A, rows, w);
         const double s = 100 * p.slabs_dropped / total, g = 100 * p.regions_dropped / total;
         std::printf(" %4d:%6.2f%s/%6.2f%s", p.partition.num_parts, s, p.chose_regions ? " " : "*", g,
@@ -63,24 +64,20 @@ int dropped_by_size(const std::vector<std::string>& problems, const std::vector<
 }  // namespace
 
 int main(int argc, char** argv) {
-  Kokkos::ScopeGuard guard(argc, argv);
   std::vector<std::string> problems;
   std::string json;
-  ordinal_t rows = 2048;  // DD's default subdomain size where team scratch allows it
-  std::vector<std::string> sizes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--json" && i + 1 < argc)
-      json = argv[++i];
-    else if (k == "--rows" && i + 1 < argc)
-      rows = std::atoi(argv[++i]);
-    else if (k == "--sizes" && i + 1 < argc)
-      sizes = bench::split_list(argv[++i]);
-    else if (!k.empty() && k[0] != '-')
-      problems.push_back(k);
-    else
-      return std::fprintf(stderr, "partition_bench: unknown option '%s'\n", k.c_str()), 2;
-  }
+  int rows = 2048;  // DD's default subdomain size where team scratch allows it
+  std::vector<int> sizes;
+  bench::CommandLine cl("partition_bench",
+                        "The host cost of DD's automatic partition, stage by stage; exits 1 when the serial and "
+                        "parallel graphs differ. Problems: specs or Matrix Market files; none: the manifests "
+                        "under $TRELLIS_MATRICES.");
+  cl.text("--json", json, "write the results to this file")
+      .number("--rows", rows, "rows per subdomain (default 2048)", 1, 1 << 30)
+      .numbers("--sizes", sizes, "print what slabs and regions drop at each of these subdomain sizes", 1, 1 << 30)
+      .positionals("problems", problems, "problem specs or Matrix Market files");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  Kokkos::ScopeGuard guard(argc, argv);
   if (problems.empty()) {
     const char* dir = std::getenv("TRELLIS_MATRICES");
     for (const auto& p : bench::manifest_matrices(dir ? dir : "")) problems.push_back(p);

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "cusparse_support.hpp"
 #include "trellis/dd/domain_decomposition_ilu.hpp"
@@ -175,25 +176,29 @@ Schedules factorization_schedules(const CsrMatrix<double, Device>& A) {
 
 int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
-  Kokkos::ScopeGuard guard(argc, argv);
   std::vector<std::string> problems = {"blocklap3d:40x40x40:b=3", "convdiff3d:64x64x64", "layered3d:64x64x32"};
   std::string json;
-  bool real = true, coupling_weights = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--problems" && i + 1 < argc)
-      problems = bench::split_list(argv[++i]);
-    else if (k == "--json" && i + 1 < argc)
-      json = argv[++i];
-    else if (k == "--no-real-matrices")
-      real = false;
-    else if (k == "--coupling-weights" && i + 1 < argc)
-      coupling_weights = std::string(argv[++i]) != "off";  // DdOptions::coupling_weights
-    else if (k == "--quick")
-      problems = {"blocklap3d:12x12x12:b=3", "convdiff3d:16x16x16"}, real = false;
-    else
-      return std::fprintf(stderr, "refactor_bench: unknown option '%s'\n", k.c_str()), 2;
+  bool real = true, coupling_weights = true, quick = false;
+  bench::CommandLine cl("refactor_bench",
+                        "Numeric refactorization against cuSPARSE csrilu02, and 10-step sequences of new values and "
+                        "solves; then the matrices of $TRELLIS_MATRICES (MANIFEST.tsv and training/).");
+  cl.list("--problems", problems, "problem specs or Matrix Market files, comma-separated")
+      .text("--json", json, "write the results to this file")
+      .flag("--no-real-matrices", real, "leave out the matrices of $TRELLIS_MATRICES", false)
+      .word(
+          "--coupling-weights",
+          [&](const std::string& w) {
+            if (w != "on" && w != "off") throw InputError("expected on or off, got '" + w + "'");
+            coupling_weights = w == "on";
+          },
+          "DdOptions::coupling_weights: on (default) or off")
+      .flag("--quick", quick, "two small generated problems, no real matrices (a CPU smoke check)");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  if (quick) {
+    if (!cl.given("--problems")) problems = {"blocklap3d:12x12x12:b=3", "convdiff3d:16x16x16"};
+    real = false;
   }
+  Kokkos::ScopeGuard guard(argc, argv);
   const std::string dir = std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : "";
   if (real) {
     for (const auto& p : bench::manifest_matrices(dir)) problems.push_back(p);

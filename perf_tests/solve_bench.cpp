@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "cusparse_support.hpp"
 #include "trellis/gallery/problem_spec.hpp"
@@ -119,38 +120,43 @@ double time_setup(std::shared_ptr<T>& made, const Make& make) {
 
 int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
-  Kokkos::ScopeGuard guard(argc, argv);
   // 128^3 b=3 is the paper's laplacian1.
   std::vector<std::string> problems{"blocklap3d:128x128x128:b=3", "blocklap3d:96x96x96:b=3", "blocklap3d:64x64x64:b=3",
                                     "layered3d:128x128x64", "convdiff3d:96x96x96"};
   std::string json = "solve_results.json";
-  bool real = true;
+  bool real = true, quick = false;
   bool run_dd = true, run_global = true, run_auto = true, run_cusparse = true;
   int subdomain_rows = 0, node_size = 0;
   Partitioner partitioner = Partitioner::automatic;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--problems" && i + 1 < argc)
-      problems = bench::split_list(argv[++i]);
-    else if (k == "--methods" && i + 1 < argc) {  // a subset of dd,global,auto,cusparse
-      const auto m = bench::split_list(argv[++i]);
-      auto has = [&](const char* x) { return std::find(m.begin(), m.end(), x) != m.end(); };
-      run_dd = has("dd"), run_global = has("global"), run_auto = has("auto"), run_cusparse = has("cusparse");
-    } else if (k == "--json" && i + 1 < argc)
-      json = argv[++i];
-    else if (k == "--no-real-matrices")
-      real = false;
-    else if (k == "--subdomain-rows" && i + 1 < argc)
-      subdomain_rows = std::atoi(argv[++i]);  // PreconditionerOptions::subdomain_rows
-    else if (k == "--node-size" && i + 1 < argc)
-      node_size = std::atoi(argv[++i]);  // PreconditionerOptions::node_size
-    else if (k == "--partitioner" && i + 1 < argc)
-      partitioner = parse<Partitioner>(argv[++i]);  // PreconditionerOptions::partitioner
-    else if (k == "--quick")
-      problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"}, real = false;
-    else
-      return std::fprintf(stderr, "solve_bench: unknown option '%s'\n", k.c_str()), 2;
+  bench::CommandLine cl("solve_bench",
+                        "BiCGSTAB time to solution with DD, global ILU0, auto and cuSPARSE's ILU0 (seed 000's Tables "
+                        "5.5-5.6); then the matrices of $TRELLIS_MATRICES (MANIFEST.tsv and training/).");
+  cl.list("--problems", problems, "problem specs or Matrix Market files, comma-separated")
+      .word(
+          "--methods",
+          [&](const std::string& list) {
+            const auto m = bench::split_list(list);
+            for (const auto& x : m)
+              if (x != "dd" && x != "global" && x != "auto" && x != "cusparse")
+                throw InputError("'" + x + "' is none of dd, global, auto, cusparse");
+            auto has = [&](const char* x) { return std::find(m.begin(), m.end(), x) != m.end(); };
+            run_dd = has("dd"), run_global = has("global"), run_auto = has("auto"), run_cusparse = has("cusparse");
+          },
+          "a subset of dd,global,auto,cusparse (default all)")
+      .text("--json", json, "write the results to this file (default solve_results.json)")
+      .flag("--no-real-matrices", real, "leave out the matrices of $TRELLIS_MATRICES", false)
+      .number("--subdomain-rows", subdomain_rows, "PreconditionerOptions::subdomain_rows (0: the default)", 0, 1 << 30)
+      .number("--node-size", node_size, "PreconditionerOptions::node_size (0: the default)", 0, 1 << 20)
+      .word(
+          "--partitioner", [&](const std::string& w) { partitioner = parse<Partitioner>(w); },
+          "PreconditionerOptions::partitioner")
+      .flag("--quick", quick, "two small generated problems, no real matrices (a CPU smoke check)");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  if (quick) {
+    if (!cl.given("--problems")) problems = {"blocklap3d:20x20x20:b=3", "layered3d:24x24x12"};
+    real = false;
   }
+  Kokkos::ScopeGuard guard(argc, argv);
   if (real) {
     const std::string dir = std::getenv("TRELLIS_MATRICES") ? std::getenv("TRELLIS_MATRICES") : "";
     for (const auto& p : bench::manifest_matrices(dir)) problems.push_back(p);

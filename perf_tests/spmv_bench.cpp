@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "cusparse_support.hpp"
 #include "trellis/core/errors.hpp"
@@ -40,24 +41,19 @@ struct Args {
   bench::TimingPolicy timing;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&] { return bench::option_value(argc, argv, i); };
-    if (k == "--problems")
-      a.problems = bench::split_list(value());
-    else if (k == "--json")
-      a.json = value();
-    else if (k == "--reps")
-      a.timing.reps = std::stoi(value());
-    else if (k == "--quick")
-      a.problems = {"blocklap3d:24x24x24:b=3", "blocklap3d:16x16x16:b=4", "blocklap3d:10x10x10:b=8",
-                    "blocklap3d:32x32x32:b=1"};
-    else
-      throw InputError("unknown option '" + k + "' (accepted: --problems P,... --json F --reps N --quick)");
-  }
-  return a;
+/// Reads the options into a; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Args& a) {
+  bool quick = false;
+  bench::CommandLine cl("spmv_bench", "Block SpMV (BSR) against Kokkos Kernels and cuSPARSE bsrmv.");
+  cl.list("--problems", a.problems, "problem specs or Matrix Market files, comma-separated")
+      .text("--json", a.json, "write the results to this file (default spmv_results.json)")
+      .number("--reps", a.timing.reps, "timed runs per case", 1, 1000000)
+      .flag("--quick", quick, "four small generated problems (a CPU smoke check)");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  if (quick && !cl.given("--problems"))
+    a.problems = {"blocklap3d:24x24x24:b=3", "blocklap3d:16x16x16:b=4", "blocklap3d:10x10x10:b=8",
+                  "blocklap3d:32x32x32:b=1"};
+  return -1;
 }
 
 using bench::random_device_vector;
@@ -91,10 +87,11 @@ struct Recorder {
 
 int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
+  Args args;
+  if (const int rc = parse_options(argc, argv, args); rc >= 0) return rc;
   Kokkos::ScopeGuard guard(argc, argv);
   bool wrong = false;
   try {
-    const Args args = parse(argc, argv);
     const double copy_gbs = bench::measure_copy_bandwidth(size_t(1) << 28);
     std::printf("device: %s, copy bandwidth %.0f GB/s\n", bench::device_name().c_str(), copy_gbs);
 #if defined(TRELLIS_WITH_CUSPARSE)

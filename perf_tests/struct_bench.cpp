@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "trellis/gallery/stencil_problems.hpp"
 #include "trellis/solvers/bsr_operator.hpp"
@@ -313,7 +314,8 @@ JsonObject solve_case(const SolveCase& c, double scale) {
   return row;
 }
 
-int run(int argc, char** argv) {
+/// What the command line asks for.
+struct Settings {
   std::string cases_text =
       "star7:1,star7:2,star7:4,star7:6,star7:8,star13:1,star13:2,star13:4,star13:6,star13:8,"
       "diamond13:1,diamond13:2,diamond13:4,diamond13:6,diamond13:8,diamond25:1,diamond25:2,diamond25:4,"
@@ -326,54 +328,56 @@ int run(int argc, char** argv) {
   std::vector<int> waits{0}, teams{0};
   std::array<int, 3> grid{0, 0, 0};  // 0: N^3 from --values
   bool baselines = true;
-  using Lanes = StructIluOptions::EntryLanes;
-  Lanes entry_lanes = Lanes::automatic;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--cases")
-      cases_text = bench::option_value(argc, argv, i);
-    else if (a == "--values")
-      values = bench::parse_number(a, bench::option_value(argc, argv, i));
-    else if (a == "--solves")
-      solves = true;
-    else if (a == "--solve-scale")
-      solve_scale = bench::parse_number(a, bench::option_value(argc, argv, i));
-    else if (a == "--reps")
-      reps = int(bench::parse_number(a, bench::option_value(argc, argv, i)));
-    else if (a == "--quick")
-      quick = true;
-    else if (a == "--tiles") {
-      tiles.clear();
-      for (const auto& t : bench::split_list(bench::option_value(argc, argv, i))) {
-        const size_t xpos = t.find('x');
-        if (xpos == std::string::npos) throw InputError("--tiles: '" + t + "' is not XxY");
-        tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
-                         int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
-      }
-    } else if (a == "--grid") {
-      const auto parts = bench::split_list(bench::option_value(argc, argv, i), 'x');
-      if (parts.size() != 3) throw InputError("--grid: expected NXxNYxNZ");
-      for (int d = 0; d < 3; ++d) {
-        grid[d] = int(bench::parse_number("--grid", parts[d]));
-        if (grid[d] < 1) throw InputError("--grid: every extent must be at least 1");
-      }
-    } else if (a == "--levels-per-wait") {
-      waits.clear();
-      for (const auto& w : bench::split_list(bench::option_value(argc, argv, i)))
-        waits.push_back(int(bench::parse_number(a, w)));
-    } else if (a == "--teams-per-sm") {
-      teams.clear();
-      for (const auto& t : bench::split_list(bench::option_value(argc, argv, i)))
-        teams.push_back(int(bench::parse_number(a, t)));
-    } else if (a == "--no-baselines")
-      baselines = false;
-    else if (a == "--entry-lanes")
-      entry_lanes = parse<Lanes>(bench::option_value(argc, argv, i));
-    else if (a == "--json")
-      json_path = bench::option_value(argc, argv, i);
-    else
-      throw InputError("struct_bench: unknown option '" + a + "'");
-  }
+  StructIluOptions::EntryLanes entry_lanes = StructIluOptions::EntryLanes::automatic;
+};
+
+/// Reads the options into st; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Settings& st) {
+  bench::CommandLine cl("struct_bench",
+                        "StructILU (seed 003) on the paper's stencils x DoF (Table 3) against cuSPARSE and "
+                        "Trellis's general solves, and its end-to-end solves (Table 4, --solves).");
+  cl.text("--cases", st.cases_text, "stencil:dof cases, comma-separated (default Table 3's 25)")
+      .number("--values", st.values, "block entries per case's matrix (sets the grid N^3)", 1, 1e12)
+      .flag("--solves", st.solves, "also run Table 4's solves")
+      .number("--solve-scale", st.solve_scale, "the solves' grids scaled by this", 1e-3, 10)
+      .number("--reps", st.reps, "timed runs per kernel", 1, 1000000)
+      .flag("--quick", st.quick, "three small cases and small solves (a CPU smoke check)")
+      .word(
+          "--tiles",
+          [&](const std::string& list) {
+            st.tiles.clear();
+            for (const auto& t : bench::split_list(list)) {
+              const size_t xpos = t.find('x');
+              if (xpos == std::string::npos) throw InputError("'" + t + "' is not XxY");
+              st.tiles.push_back({int(bench::parse_number("--tiles", t.substr(0, xpos))),
+                                  int(bench::parse_number("--tiles", t.substr(xpos + 1)))});
+            }
+          },
+          "tile shapes XxY, comma-separated (0x0: the automatic one)")
+      .word(
+          "--grid", [&](const std::string& text) { st.grid = bench::parse_grid(text); },
+          "the grid NXxNYxNZ instead of N^3 from --values")
+      .numbers("--levels-per-wait", st.waits, "levels per wait, comma-separated (0: automatic)", 0, 1 << 20)
+      .numbers("--teams-per-sm", st.teams, "teams per SM, comma-separated (0: automatic)", 0, 1 << 10)
+      .flag("--no-baselines", st.baselines, "leave out cuSPARSE and the general solves", false)
+      .word(
+          "--entry-lanes", [&](const std::string& w) { st.entry_lanes = parse<StructIluOptions::EntryLanes>(w); },
+          "StructIluOptions::entry_lanes")
+      .text("--json", st.json_path, "write the results to this file");
+  return cl.parse(argc, argv);
+}
+
+int run(const Settings& st) {
+  std::string cases_text = st.cases_text;
+  double values = st.values, solve_scale = st.solve_scale;
+  bool solves = st.solves;
+  const bool quick = st.quick, baselines = st.baselines;
+  int reps = st.reps;
+  const std::string json_path = st.json_path;
+  const auto tiles = st.tiles;
+  const auto waits = st.waits, teams = st.teams;
+  const auto grid = st.grid;
+  const auto entry_lanes = st.entry_lanes;
   if (quick) cases_text = "star7:1,diamond13:2,box27:3", values = 2e5, solve_scale = 0.1, reps = 3, solves = true;
   bench::TimingPolicy policy;
   policy.warmups = 2;
@@ -435,9 +439,11 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
+  Settings st;
+  if (const int rc = parse_options(argc, argv, st); rc >= 0) return rc;
   Kokkos::ScopeGuard guard(argc, argv);
   try {
-    return run(argc, argv);
+    return run(st);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "struct_bench: %s\n", e.what());
     return 2;

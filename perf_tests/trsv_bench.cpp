@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "bench_support.hpp"
 #include "cusparse_support.hpp"    // cuSPARSE baselines when TRELLIS_WITH_CUSPARSE
 #include "gauss_seidel_sweep.hpp"  // serial references (unit_tests/reference)
@@ -82,36 +83,6 @@ struct Options {
   std::size_t copy_mib = 256;
 };
 
-/// The usage text.
-void print_usage(std::FILE* to) {
-  std::fprintf(to,
-               "usage: trsv_bench [options]\n"
-               "  --problems P1,P2,...   problems (generated specs or .mtx paths) instead of seed 002's\n"
-               "                         2D/3D Laplacian grids; $TRELLIS_MATRICES/MANIFEST.tsv is added\n"
-               "  --no-real-matrices     do not add the matrices of $TRELLIS_MATRICES\n"
-               "  --training             add the matrices of $TRELLIS_MATRICES/training (.mtx.gz)\n"
-               "  --tile-order O         rows the tiled solves cut into tiles: natural (default) or levels\n"
-               "  --block-rows N1,N2,... block-syncfree's rows per block, one solver each (default 0: the\n"
-               "                         backend's default)\n"
-               "  --team-rows N1,N2,...  elmr-value's rows a team on GPUs, one solver each (default 0: from\n"
-               "                         the mean rows a level)\n"
-               "  --quick                small versions of the suite (CI smoke)\n"
-               "  --reps N               timed runs per case (default 20; fewer for slow cases)\n"
-               "  --warmups N            untimed runs first (default 3)\n"
-               "  --max-seconds-per-case S  time a slow case gets before its reps are cut (default 1)\n"
-               "  --algorithms A,B       Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-value,\n"
-               "                         elmc, syncfree-naive, tile-levelset, tile-syncfree, block-syncfree,\n"
-               "                         auto); default: all concrete ones\n"
-               "  --baselines B,...      kk-rp, kk-tp1, kk-tp1chain, cusparse, or none (default all)\n"
-               "  --kk-chain-threshold N rows per level chained by KK TP1CHAIN (default %d)\n"
-               "  --no-gs                skip the Gauss-Seidel sweeps\n"
-               "  --budget-seconds S     start no new problem after S seconds (default: no limit)\n"
-               "  --seed S               seed of the random right-hand sides (default: random)\n"
-               "  --copy-mib M           size of each View in the copy-bandwidth test (default 256)\n"
-               "  --json PATH            results file (default trsv_results.json)\n",
-               Options().kk_chain_threshold);
-}
-
 /// The Trellis algorithms named in a comma-separated list.
 std::vector<TrsvAlgorithm> parse_algorithms(const std::string& list) {
   std::vector<TrsvAlgorithm> out;
@@ -133,60 +104,49 @@ std::vector<std::string> parse_baselines(const std::string& list) {
 
 /// Options from the command line (Kokkos' own arguments already removed).
 /// Returns false when the usage was asked for.
-bool parse_options(int argc, char** argv, Options& o) {
-  bool seeded = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&] { return bench::option_value(argc, argv, i); };
-    auto number = [&] { return bench::parse_number(a, value()); };
-    if (a == "--help" || a == "-h") return false;
-    if (a == "--quick")
-      o.quick = true;
-    else if (a == "--no-gs")
-      o.gauss_seidel = false;
-    else if (a == "--training")
-      o.training = true;
-    else if (a == "--tile-order")
-      o.tile_order = parse<TileOrder>(value());
-    else if (a == "--block-rows") {
-      o.block_rows.clear();
-      for (const auto& v : bench::split_list(value())) o.block_rows.push_back(std::stoi(v));
-    } else if (a == "--team-rows") {
-      o.team_rows.clear();
-      for (const auto& v : bench::split_list(value())) o.team_rows.push_back(std::stoi(v));
-    } else if (a == "--no-real-matrices")
-      o.real_matrices = false;
-    else if (a == "--problems")
-      o.problems = bench::split_list(value());
-    else if (a == "--reps")
-      o.timing.reps = int(number());
-    else if (a == "--warmups")
-      o.timing.warmups = int(number());
-    else if (a == "--max-seconds-per-case")
-      o.timing.max_seconds = number();
-    else if (a == "--algorithms")
-      o.algorithms = parse_algorithms(value());
-    else if (a == "--baselines")
-      o.baselines = parse_baselines(value());
-    else if (a == "--kk-chain-threshold")
-      o.kk_chain_threshold = int(number());
-    else if (a == "--budget-seconds")
-      o.budget_seconds = number();
-    else if (a == "--seed") {
-      o.seed = std::uint64_t(number());
-      seeded = true;
-    } else if (a == "--copy-mib")
-      o.copy_mib = std::size_t(number());
-    else if (a == "--json")
-      o.json_path = value();
-    else
-      throw InputError("unknown argument '" + a + "' (see --help)");
-  }
-  if (o.timing.reps < 1 || o.timing.warmups < 0 || o.copy_mib < 1)
-    throw InputError("--reps must be >= 1, --warmups >= 0, --copy-mib >= 1");
-  if (!seeded) o.seed = std::random_device{}();
-  if (o.quick && o.copy_mib == 256) o.copy_mib = 64;
-  return true;
+/// Reads the options into o; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Options& o) {
+  int copy_mib = int(o.copy_mib);
+  bench::CommandLine cl("trsv_bench",
+                        "Triangular solves and Gauss-Seidel sweeps (seed 002, Tables 1-2) against Kokkos Kernels' "
+                        "sptrsv and cuSPARSE SpSV.");
+  cl.list("--problems", o.problems,
+          "problems (generated specs or .mtx paths) instead of seed 002's 2D/3D Laplacian grids; "
+          "$TRELLIS_MATRICES/MANIFEST.tsv is added")
+      .flag("--no-real-matrices", o.real_matrices, "do not add the matrices of $TRELLIS_MATRICES", false)
+      .flag("--training", o.training, "add the matrices of $TRELLIS_MATRICES/training (.mtx.gz)")
+      .word(
+          "--tile-order", [&](const std::string& w) { o.tile_order = parse<TileOrder>(w); },
+          "rows the tiled solves cut into tiles: natural (default) or levels")
+      .numbers("--block-rows", o.block_rows,
+               "block-syncfree's rows per block, one solver each (default 0: the backend's default)", 0, 1 << 20)
+      .numbers("--team-rows", o.team_rows,
+               "elmr-value's rows a team on GPUs, one solver each (default 0: from the mean rows a level)", 0, 1 << 20)
+      .flag("--quick", o.quick, "small versions of the suite (CI smoke)")
+      .number("--reps", o.timing.reps, "timed runs per case (default 20; fewer for slow cases)", 1, 1000000)
+      .number("--warmups", o.timing.warmups, "untimed runs first (default 3)", 0, 1000000)
+      .number("--max-seconds-per-case", o.timing.max_seconds,
+              "time a slow case gets before its reps are cut (default 1)", 0, 1e6)
+      .word(
+          "--algorithms", [&](const std::string& list) { o.algorithms = parse_algorithms(list); },
+          "Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-value, elmc, syncfree-naive, "
+          "tile-levelset, tile-syncfree, block-syncfree, auto); default: all concrete ones")
+      .word(
+          "--baselines", [&](const std::string& list) { o.baselines = parse_baselines(list); },
+          "kk-rp, kk-tp1, kk-tp1chain, cusparse, or none (default all)")
+      .number("--kk-chain-threshold", o.kk_chain_threshold,
+              "rows per level chained by KK TP1CHAIN (default " + std::to_string(o.kk_chain_threshold) + ")", 0,
+              1 << 30)
+      .flag("--no-gs", o.gauss_seidel, "skip the Gauss-Seidel sweeps", false)
+      .number("--budget-seconds", o.budget_seconds, "start no new problem after S seconds (default: no limit)", 0, 1e9)
+      .number("--seed", o.seed, "seed of the random right-hand sides (default: random)")
+      .number("--copy-mib", copy_mib, "size of each View in the copy-bandwidth test (default 256)", 1, 1 << 20)
+      .text("--json", o.json_path, "results file (default trsv_results.json)");
+  if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
+  o.copy_mib = std::size_t(copy_mib);
+  if (!cl.given("--seed")) o.seed = std::random_device{}();
+  if (o.quick && !cl.given("--copy-mib")) o.copy_mib = 64;
+  return -1;
 }
 
 // ================================================================ problems ===
@@ -925,15 +885,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bench::record_command(argc, argv);      // before Kokkos takes its options out
-  Kokkos::ScopeGuard kokkos(argc, argv);  // removes the --kokkos-* arguments
+  bench::record_command(argc, argv);  // before Kokkos takes its options out
+  Options o;
+  if (const int rc = parse_options(argc, argv, o); rc >= 0) return rc;
+  Kokkos::ScopeGuard kokkos(argc, argv);  // reads the --kokkos-* arguments
   int rc = 0;
   try {
-    Options o;
-    if (!parse_options(argc, argv, o)) {
-      print_usage(stdout);
-      return 0;
-    }
     rc = run(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "trsv_bench: error: %s\n", e.what());

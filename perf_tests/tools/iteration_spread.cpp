@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "trellis/core/errors.hpp"
 #include "trellis/gallery/problem_spec.hpp"
 #include "trellis/solvers/bicgstab.hpp"
@@ -26,15 +27,6 @@ namespace {
 using namespace trellis;
 using Device = DefaultDevice;
 using Vector = Kokkos::View<double*, Device>;
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
-    out.push_back(s.substr(start, comma - start));
-  out.push_back(s.substr(start));
-  return out;
-}
 
 struct Outcome {
   int iterations;
@@ -58,22 +50,29 @@ Outcome solve_once(const gallery::Problem& p, const std::string& spec) {
   return {r.iterations, r.true_relative_residual, r.converged()};
 }
 
-int run(int argc, char** argv) {
+/// What the command line asks for.
+struct Settings {
   int runs = 20;
   std::vector<std::string> specs{"dd:dag-ec-ilduo-fused", "ilu0:levelset-csc", "ilu0:elmc", "ilu0:syncfree-naive",
                                  "ilu0:tile-syncfree"};
   std::vector<std::string> problems;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--runs" && i + 1 < argc)
-      runs = std::stoi(argv[++i]);
-    else if (k == "--precond" && i + 1 < argc)
-      specs = split(argv[++i]);
-    else if (k.rfind("--", 0) == 0)
-      throw InputError("unknown option '" + k + "'");
-    else
-      problems.push_back(k);
-  }
+};
+
+/// Reads the options into st; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, Settings& st) {
+  bench::CommandLine cl("iteration_spread",
+                        "How much BiCGSTAB's iteration count varies from run to run under the preconditioners "
+                        "that accumulate with atomics.");
+  cl.number("--runs", st.runs, "runs per problem and preconditioner (default 20)", 1, 1000000)
+      .list("--precond", st.specs, "preconditioner specs, comma-separated")
+      .positionals("problems", st.problems, "problem specs or Matrix Market files (default: the CLI's)");
+  return cl.parse(argc, argv);
+}
+
+int run(Settings st) {
+  const int runs = st.runs;
+  const std::vector<std::string>& specs = st.specs;
+  std::vector<std::string>& problems = st.problems;
   if (problems.empty()) problems.push_back(gallery::default_problem_spec);
   std::printf("iteration_spread: %d runs each, BiCGSTAB right form, tolerance 1e-8, backend %s\n", runs,
               Kokkos::DefaultExecutionSpace::name());
@@ -110,9 +109,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Settings st;
+  if (const int rc = parse_options(argc, argv, st); rc >= 0) return rc;
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    return run(argc, argv);
+    return run(st);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "iteration_spread: error: %s\n", e.what());
     return 1;

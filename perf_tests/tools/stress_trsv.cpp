@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_command_line.hpp"
 #include "trellis/core/transpose.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
@@ -187,37 +188,39 @@ int stress(const Settings& set) {
   return wrong ? 1 : 0;
 }
 
-int run(int argc, char** argv) {
-  long rounds = 1000;
+/// The command line: what to run, and on which backend.
+struct CommandLineSettings {
+  int rounds = 1000;
   int max_rows = 5000;
   bool host = false;
   double budget = 0;
   std::uint64_t seed = std::random_device{}();
   double timeout = 60;
   std::string algorithms = "elmr,elmr-value,elmc,syncfree-naive,tile-syncfree";
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw InputError("missing value after " + k);
-      return argv[++i];
-    };
-    if (k == "--rounds")
-      rounds = std::stol(value());
-    else if (k == "--max-rows")
-      max_rows = std::stoi(value());
-    else if (k == "--seed")
-      seed = std::stoull(value());
-    else if (k == "--timeout")
-      timeout = std::stod(value());
-    else if (k == "--algorithms")
-      algorithms = value();
-    else if (k == "--host")
-      host = true;
-    else if (k == "--budget-seconds")
-      budget = std::stod(value());
-    else
-      throw InputError("unknown option '" + k + "'");
-  }
+};
+
+/// Reads the options into c; -1 to go on, else the exit code.
+int parse_options(int argc, char** argv, CommandLineSettings& c) {
+  bench::CommandLine cl("stress_trsv",
+                        "Randomized lower and upper solves for the sync-free algorithms under a watchdog, checked "
+                        "against the serial substitution.");
+  cl.number("--rounds", c.rounds, "random problems (default 1000)", 1, 1 << 30)
+      .number("--max-rows", c.max_rows, "rows of the largest (default 5000)", 1, 1 << 30)
+      .number("--seed", c.seed, "first seed (default: random)")
+      .number("--timeout", c.timeout, "seconds a solve may take before it counts as hung (default 60)", 1e-3, 1e6)
+      .text("--algorithms", c.algorithms, "comma-separated (default the sync-free ones)")
+      .flag("--host", c.host, "run on the host backend")
+      .number("--budget-seconds", c.budget, "start no new round after S seconds (0: no limit)", 0, 1e9);
+  return cl.parse(argc, argv);
+}
+
+int run(const CommandLineSettings& c) {
+  const long rounds = c.rounds;
+  const int max_rows = c.max_rows;
+  const bool host = c.host;
+  const double budget = c.budget, timeout = c.timeout;
+  const std::uint64_t seed = c.seed;
+  const std::string& algorithms = c.algorithms;
   if (rounds < 1 || max_rows < 1 || !(timeout > 0)) throw InputError("--rounds, --max-rows, --timeout must be > 0");
   Settings set{rounds, max_rows, seed, timeout, {}, budget};
   for (const auto& a : split(algorithms)) set.algorithms.push_back(parse<TrsvAlgorithm>(a));
@@ -227,9 +230,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CommandLineSettings c;
+  if (const int rc = parse_options(argc, argv, c); rc >= 0) return rc;
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    return run(argc, argv);
+    return run(c);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "stress_trsv: error: %s\n", e.what());
     return 1;
