@@ -157,6 +157,13 @@ int CommandLine::parse(int argc, char** argv) {
     std::fprintf(stderr, "%s: error: %s\n", impl_->program.c_str(), what.c_str());
     return 2;
   };
+  // An empty "--opt=" value: CLI11 2.1 would take the next argument as the
+  // value (row 246 of unit_tests/BAD_INPUT.md).
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.back() == '=' && arg.find('=') == arg.size() - 1)
+      return fail(arg.substr(0, arg.size() - 1) + " needs a value (got an empty one)");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
