@@ -3,22 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
 namespace trellis::bench {
 
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 /// Whether `arg` is one of Kokkos 3.4's own options, which Kokkos::initialize
 /// reads after the benchmark's options are read.
@@ -65,10 +55,8 @@ CommandLine& CommandLine::texts(const std::string& name, std::vector<std::string
 }
 
 CommandLine& CommandLine::list(const std::string& name, std::vector<std::string>& value, const std::string& help) {
-  impl_->once.emplace_back(impl_->app.add_option_function<std::string>(
-                               name, [&value](const std::string& s) { value = split_commas(s); }, help),
-                           1);
-  return *this;
+  return add(
+      name, [&value](const std::string& s) { value = split_list(s); }, help, "TEXT,...");
 }
 
 namespace {
@@ -94,7 +82,7 @@ CommandLine& CommandLine::numbers(const std::string& name, std::vector<int>& val
       name,
       [&value, min, max](const std::string& s) {
         std::vector<int> out;
-        for (const auto& item : split_commas(s)) out.push_back(number_in(item, min, max, "an integer"));
+        for (const auto& item : split_list(s)) out.push_back(number_in(item, min, max, "an integer"));
         if (out.empty()) throw CLI::ValidationError("no value in '" + s + "'");
         value = out;
       },
@@ -119,6 +107,22 @@ CommandLine& CommandLine::number(const std::string& name, std::uint64_t& value, 
         value = number_in(s, std::uint64_t(0), std::numeric_limits<std::uint64_t>::max(), "a non-negative integer");
       },
       help, "UINT");
+}
+
+CommandLine& CommandLine::grid(const std::string& name, std::array<int, 3>& value, const std::string& help) {
+  return add(
+      name,
+      [&value](const std::string& s) {
+        const auto parts = split_list(s, 'x');
+        if (parts.size() != 3) throw CLI::ValidationError("expected NXxNYxNZ, got '" + s + "'");
+        std::array<int, 3> g{};
+        for (size_t d = 0; d < 3; ++d) {
+          g[d] = number_in(parts[d], std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), "an integer");
+          if (g[d] < 1) throw CLI::ValidationError("every extent of the grid must be at least 1");
+        }
+        value = g;
+      },
+      help, "NXxNYxNZ");
 }
 
 CommandLine& CommandLine::word(const std::string& name, const std::function<void(const std::string&)>& use,

@@ -4,13 +4,25 @@
 // Kokkos starts, numbers checked against their range, an option given twice
 // or unknown named. CLI11 is compiled once (bench_command_line.cpp), not in
 // every benchmark.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace trellis::bench {
+
+/// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
+inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
 
 class CommandLine {
  public:
@@ -33,6 +45,8 @@ class CommandLine {
   CommandLine& number(const std::string& name, int& value, const std::string& help, int min, int max);
   CommandLine& number(const std::string& name, double& value, const std::string& help, double min, double max);
   CommandLine& number(const std::string& name, std::uint64_t& value, const std::string& help);
+  /// A grid "NXxNYxNZ", each extent at least 1.
+  CommandLine& grid(const std::string& name, std::array<int, 3>& value, const std::string& help);
   /// An option whose text `use` reads (an InputError it throws names the
   /// problem; the option's name is added in front).
   CommandLine& word(const std::string& name, const std::function<void(const std::string&)>& use,

@@ -7,7 +7,6 @@
 #include <Kokkos_Timer.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "host_vectors.hpp"  // unit_tests/reference: random_vector
+#include "bench_command_line.hpp"  // split_list
+#include "host_vectors.hpp"        // unit_tests/reference: random_vector
 #include "trellis/core/errors.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -206,28 +206,6 @@ inline double parse_number(const std::string& name, const std::string& text) {
   } catch (const std::exception&) {
   }
   throw trellis::InputError(name + " expects a number, got '" + text + "'");
-}
-
-/// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
-inline std::vector<std::string> split_list(const std::string& s, char sep = ',') {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-/// A grid "NXxNYxNZ": three extents, each at least 1; InputError otherwise.
-inline std::array<int, 3> parse_grid(const std::string& text) {
-  const auto parts = split_list(text, 'x');
-  if (parts.size() != 3) throw trellis::InputError("expected NXxNYxNZ, got '" + text + "'");
-  std::array<int, 3> grid{};
-  for (int d = 0; d < 3; ++d) {
-    grid[size_t(d)] = int(parse_number("the grid", parts[size_t(d)]));
-    if (grid[size_t(d)] < 1) throw trellis::InputError("every extent of the grid must be at least 1");
-  }
-  return grid;
 }
 
 /// Geometric mean of the positive finite values (NaN when there are none).

@@ -33,7 +33,8 @@ using Device = DefaultDevice;
 using Vector = Kokkos::View<double*, Device>;
 
 struct Args {
-  int nx = 128, ny = 128, nz = 128, b = 3;
+  std::array<int, 3> grid{128, 128, 128};
+  int b = 3;
   bool weak = false;
   int applies = 50;
   DdApply variant = DdApply::dag_ec_ILDUO_fused;
@@ -47,13 +48,7 @@ int parse_options(int argc, char** argv, Args& a) {
   bench::CommandLine cl("dd_mpi_bench",
                         "The multi-GPU DD ILDU0 (seed 000 section 4.5) under mpiexec, one rank per GPU: one "
                         "application and a BiCGSTAB solve, each the slowest rank's.");
-  cl.word(
-        "--grid",
-        [&](const std::string& text) {
-          const auto g = bench::parse_grid(text);
-          a.nx = g[0], a.ny = g[1], a.nz = g[2];
-        },
-        "the grid NXxNYxNZ (default 128x128x128)")
+  cl.grid("--grid", a.grid, "the grid (default 128x128x128)")
       .number("--b", a.b, "block size (default 3)", 1, 8)
       .flag("--weak", a.weak, "weak scaling: the grid's z extent times the rank count")
       .number("--applies", a.applies, "applications timed (default 50)", 1, 100000000)
@@ -76,10 +71,10 @@ int run(const Args& a) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const int nz = a.weak ? a.nz * ranks : a.nz;
-  const HostBsr A = gallery::block_laplace3d(a.nx, a.ny, nz, a.b);
+  const int nx = a.grid[0], ny = a.grid[1], nz = a.weak ? a.grid[2] * ranks : a.grid[2];
+  const HostBsr A = gallery::block_laplace3d(nx, ny, nz, a.b);
   DdOptions opt;
-  opt.grid = {a.nx, a.ny, nz};
+  opt.grid = {nx, ny, nz};
   opt.subdomain_rows = a.subdomain_rows;
   std::shared_ptr<const DistributedDdIlu<double, Device>> dd;
   const double setup = timed([&] { dd = std::make_shared<DistributedDdIlu<double, Device>>(MPI_COMM_WORLD, A, opt); });
@@ -116,7 +111,7 @@ int run(const Args& a) {
   const double solve = timed([&] { result = bicgstab<double, Device>(op, M, b, x, o, BicgstabForm::right); });
 
   if (rank == 0) {
-    std::printf("dd_mpi_bench: blocklap3d %dx%dx%d b=%d (%s), %d rank(s), %s, %s\n", a.nx, a.ny, nz, a.b,
+    std::printf("dd_mpi_bench: blocklap3d %dx%dx%d b=%d (%s), %d rank(s), %s, %s\n", nx, ny, nz, a.b,
                 a.weak ? "weak: z times ranks" : "strong", ranks, bench::device_name().c_str(), to_string(a.variant));
     std::printf("  %d rows, %d per rank on rank 0; setup %.2f s; SpMV halo: %s\n", A.num_rows(), int(local), setup,
                 distributed::to_string(op.halo().path()));
@@ -127,7 +122,7 @@ int run(const Args& a) {
         1e3 * solve / std::max(1, result.iterations), result.true_relative_residual);
     if (!a.json.empty()) {
       bench::JsonObject row;
-      row.set("grid", std::to_string(a.nx) + "x" + std::to_string(a.ny) + "x" + std::to_string(nz));
+      row.set("grid", std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz));
       row.set("b", a.b).set("weak", a.weak).set("ranks", ranks).set("rows", A.num_rows());
       row.set("device", bench::device_name()).set("variant", to_string(a.variant));
       row.set("setup_s", setup).set("apply_ms", apply_ms).set("spmv_ms", spmv_ms);

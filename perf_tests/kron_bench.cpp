@@ -43,7 +43,7 @@ using Device = DefaultDevice;
 using Vector = Kokkos::View<double*, Device>;
 
 struct Args {
-  ordinal_t nx = 53, ny = 53, nz = 54;  // 151,686 points: the paper's 151,090, b = 4
+  std::array<int, 3> grid{53, 53, 54};  // 151,686 points: the paper's 151,090, b = 4
   int stages = 2;
   double tau = 0.125;
   std::vector<std::string> files;  // --kron M L A B
@@ -60,13 +60,7 @@ int parse_options(int argc, char** argv, Args& a) {
   bench::CommandLine cl("kron_bench",
                         "Seed 001's Kronecker operator and GMRES over MPI: the SpMV's lane mappings, the "
                         "solves, against the formed-matrix baseline.");
-  cl.word(
-        "--grid",
-        [&](const std::string& text) {
-          const auto g = bench::parse_grid(text);
-          a.nx = g[0], a.ny = g[1], a.nz = g[2];
-        },
-        "the Stokes grid NXxNYxNZ (default 53x53x54)")
+  cl.grid("--grid", a.grid, "the Stokes grid (default 53x53x54)")
       .number("--stages", a.stages, "s, the number of stages (default 2)", 1, 64)
       .number("--tau", a.tau, "the time step scale (default 0.125)", -1e300, 1e300)
       .texts("--kron", a.files, 4, "read the system from Matrix Market files M L A B")
@@ -148,7 +142,7 @@ int run(const Args& a) {
   const auto comm = world();
   const bool root = comm.rank() == 0;
   const KroneckerSystem sys =
-      a.files.empty() ? gallery::stokes_kronecker(a.nx, a.ny, a.nz, a.stages, a.tau)
+      a.files.empty() ? gallery::stokes_kronecker(a.grid[0], a.grid[1], a.grid[2], a.stages, a.tau)
                       : io::read_kronecker_system(a.files[0], a.files[1], a.files[2], a.files[3], a.tau, a.block_size);
   const auto offsets = distributed::block_row_offsets_by_work(sys.M, comm.size());
   const ordinal_t first = offsets[size_t(comm.rank())], end = offsets[size_t(comm.rank()) + 1];

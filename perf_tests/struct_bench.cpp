@@ -354,9 +354,7 @@ int parse_options(int argc, char** argv, Settings& st) {
             }
           },
           "tile shapes XxY, comma-separated (0x0: the automatic one)")
-      .word(
-          "--grid", [&](const std::string& text) { st.grid = bench::parse_grid(text); },
-          "the grid NXxNYxNZ instead of N^3 from --values")
+      .grid("--grid", st.grid, "the grid instead of N^3 from --values")
       .numbers("--levels-per-wait", st.waits, "levels per wait, comma-separated (0: automatic)", 0, 1 << 20)
       .numbers("--teams-per-sm", st.teams, "teams per SM, comma-separated (0: automatic)", 0, 1 << 10)
       .flag("--no-baselines", st.baselines, "leave out cuSPARSE and the general solves", false)

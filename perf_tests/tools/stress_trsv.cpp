@@ -214,17 +214,10 @@ int parse_options(int argc, char** argv, CommandLineSettings& c) {
   return cl.parse(argc, argv);
 }
 
-int run(const CommandLineSettings& c) {
-  const long rounds = c.rounds;
-  const int max_rows = c.max_rows;
-  const bool host = c.host;
-  const double budget = c.budget, timeout = c.timeout;
-  const std::uint64_t seed = c.seed;
-  const std::string& algorithms = c.algorithms;
-  if (rounds < 1 || max_rows < 1 || !(timeout > 0)) throw InputError("--rounds, --max-rows, --timeout must be > 0");
-  Settings set{rounds, max_rows, seed, timeout, {}, budget};
-  for (const auto& a : split(algorithms)) set.algorithms.push_back(parse<TrsvAlgorithm>(a));
-  return host ? stress<HostDevice>(set) : stress<DefaultDevice>(set);
+int run(const CommandLineSettings& c) {  // the ranges were checked by parse_options
+  Settings set{c.rounds, c.max_rows, c.seed, c.timeout, {}, c.budget};
+  for (const auto& a : split(c.algorithms)) set.algorithms.push_back(parse<TrsvAlgorithm>(a));
+  return c.host ? stress<HostDevice>(set) : stress<DefaultDevice>(set);
 }
 
 }  // namespace
