@@ -6,7 +6,8 @@
 #  2. configures Trellis in build/trilinos on the Kokkos 3.4.01 and Kokkos
 #     Kernels 3.4.01 inside that Trilinos (Serial only) with
 #     TRELLIS_ENABLE_TRILINOS=ON, and builds only the library, the adapter's
-#     test and the Belos example (no unit tests, benchmarks or CLI);
+#     test and the Belos example (no unit tests, benchmarks or CLI), as a
+#     shared library (BUILD_SHARED_LIBS=ON) as Debian's Trilinos is;
 #  3. runs ctest -L trilinos (the example on 1 and 2 ranks with the ILU(0)
 #     agreement checks, Trellis inside Ifpack2's AdditiveSchwarz, the
 #     adapter's checks) and prints the example's output on two real matrices;
@@ -46,6 +47,7 @@ mkdir -p "$build"
 # -O0: the check is of the integration (configure, link, run on 1 and 2
 # ranks), and it builds in about half the time of -O3 (122 s against 232).
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
+  -DBUILD_SHARED_LIBS=ON \
   -DKokkos_DIR="$kokkos_dir" -DKokkosKernels_DIR="$kernels_dir" -DTRELLIS_ENABLE_TRILINOS=ON \
   -DTRELLIS_ENABLE_TESTS=OFF -DTRELLIS_ENABLE_PERF_TESTS=OFF -DTRELLIS_ENABLE_APPS=OFF \
   -DTRELLIS_TRILINOS_MATRIX="$matrices/BentPipe2D100.mtx" >"$build/trellis-configure.log" 2>&1 \
@@ -65,4 +67,6 @@ for m in Laplace3D10 BentPipe2D100; do
 done
 log "installed package: find_package(Trellis) and Trellis::trilinos from a consumer"
 bash "$repo/cmake/scripts/check_consumer.sh" "$build" "" /usr
+ls "$build"/consumer-install/lib*/libtrellis.so* >/dev/null \
+  || { log "the installed package has no libtrellis.so"; exit 1; }
 log "done ($((SECONDS - start)) s)"
