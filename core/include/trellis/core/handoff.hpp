@@ -56,16 +56,6 @@ union ScalarBits {
   typename Unpublished<Scalar>::bits_type bits;
 };
 
-/// Spins until *p no longer holds the sentinel; returns the published value.
-template <class Scalar, class Bits>
-KOKKOS_INLINE_FUNCTION Scalar wait_for_value(Bits* p) {
-  ScalarBits<Scalar> v;
-  do {
-    v.bits = Kokkos::volatile_load(p);
-  } while (v.bits == Unpublished<Scalar>::bits);
-  return v.value;
-}
-
 /// Writes the sentinel at *p: its value is not published yet.
 template <class Scalar>
 KOKKOS_INLINE_FUNCTION void mark_unpublished(Scalar* p) {
@@ -92,7 +82,11 @@ KOKKOS_INLINE_FUNCTION Scalar load_published(const Scalar* p) {
 /// Spins until *p no longer holds the sentinel; returns the published value.
 template <class Scalar>
 KOKKOS_INLINE_FUNCTION Scalar wait_published(const Scalar* p) {
-  return wait_for_value<Scalar>(reinterpret_cast<const typename Unpublished<Scalar>::bits_type*>(p));
+  ScalarBits<Scalar> v;
+  do {
+    v.bits = Kokkos::volatile_load(reinterpret_cast<const typename Unpublished<Scalar>::bits_type*>(p));
+  } while (v.bits == Unpublished<Scalar>::bits);
+  return v.value;
 }
 
 /// Publishes v at *p. A value that is not the result of arithmetic (an

@@ -37,12 +37,11 @@ void block_syncfree_solve(const typename Device::execution_space& space, const T
     using exec = typename Device::execution_space;
     using team_policy = trellis::TeamPolicy<exec>;
     using member_type = typename team_policy::member_type;
-    using Bits = typename Unpublished<Scalar>::bits_type;
     using scratch_space = typename exec::scratch_memory_space;
     const ordinal_t n = factor.n;
     if (n == 0) return;
     unpublish_x(space, plan.work, b, x, x_old, factor.has_other, "block-syncfree");
-    Bits* xb = reinterpret_cast<Bits*>(x.data());
+    Scalar* const xp = x.data();
     const auto other = factor.other;
     const auto ticket = plan.ticket;
     const auto block_level = plan.block_level;
@@ -94,12 +93,10 @@ void block_syncfree_solve(const typename Device::execution_space& space, const T
               for (offset_t k = k0; k < k1; ++k) {
                 const ordinal_t c = staged ? sc.col(k) : col(e0 + k);
                 const Scalar a = staged ? sc.values(k) : values(e0 + k);
-                sum += a * (c < 0 ? sc.x(-1 - c) : wait_for_value<Scalar>(xb + c));
+                sum += a * (c < 0 ? sc.x(-1 - c) : wait_published(xp + c));
               }
-              ScalarBits<Scalar> v;
-              v.value = sc.rhs(s) - sum;
-              sc.x(s) = v.value;
-              Kokkos::volatile_store(xb + sc.row(s), v.bits);
+              sc.x(s) = sc.rhs(s) - sum;
+              publish_value(xp + sc.row(s), sc.x(s));
             });
             m.team_barrier();
           }

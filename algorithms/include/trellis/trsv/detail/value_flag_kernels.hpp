@@ -61,11 +61,10 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
     throw InputError("elmr-value: needs a float or double scalar type");
   } else {
     using exec = typename Device::execution_space;
-    using Bits = typename Unpublished<Scalar>::bits_type;
     const ordinal_t n = factor.n;
     if (n == 0) return;
     unpublish_x(space, plan.work, b, x, x_old, factor.has_other, "elmr-value");
-    Bits* xb = reinterpret_cast<Bits*>(x.data());
+    Scalar* const xp = x.data();
     const auto rows = factor.rows;
     const auto other = factor.other;
     const auto inv_diag = factor.inv_diag;
@@ -78,13 +77,9 @@ void elmr_value_solve(const typename Device::execution_space& space, const Trian
           Scalar sum = other_part(m, other, i, x_old), tri = 0;
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(m, rows.row_map(i), rows.row_map(i + 1)),
-              [&](offset_t k, Scalar& s) { s += rows.values(k) * wait_for_value<Scalar>(xb + rows.col_ind(k)); }, tri);
+              [&](offset_t k, Scalar& s) { s += rows.values(k) * wait_published(xp + rows.col_ind(k)); }, tri);
           sum += tri;
-          Kokkos::single(Kokkos::PerThread(m), [&]() {
-            ScalarBits<Scalar> v;
-            v.value = (b(i) - sum) * inv_diag(i);
-            Kokkos::volatile_store(xb + i, v.bits);
-          });
+          Kokkos::single(Kokkos::PerThread(m), [&]() { publish_value(xp + i, (b(i) - sum) * inv_diag(i)); });
         },
         0, plan.team_rows);
   }
