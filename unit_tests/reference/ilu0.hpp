@@ -4,7 +4,6 @@
 // LU with partial pivoting; then forward and backward substitution.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <vector>
 
 #include "dense_solve.hpp"
@@ -46,8 +45,10 @@ inline Ilu0Factors ilu0(const HostBsr& A, double tolerance = 1e-12) {
   f.lu = HostBsr(b, A.num_block_rows, A.num_block_cols, A.row_map, A.entries, val);
   f.inv_u_diag.assign(size_t(A.num_block_rows) * bb, 0.0);
   std::vector<double> lik(bb), prod(bb);
+  std::vector<offset_t> pos(size_t(A.num_block_cols), -1);  // column -> position in row i; -1 outside row i
   for (ordinal_t i = 0; i < A.num_block_rows; ++i) {
-    std::map<ordinal_t, offset_t> pos;  // column -> position in row i
+    if (i > 0)
+      for (offset_t q = A.row_map(i - 1); q < A.row_map(i); ++q) pos[A.entries(q)] = -1;
     double scale = 0;
     for (offset_t q = A.row_map(i); q < A.row_map(i + 1); ++q) {
       pos[A.entries(q)] = q;
@@ -61,12 +62,13 @@ inline Ilu0Factors ilu0(const HostBsr& A, double tolerance = 1e-12) {
       std::copy(lik.begin(), lik.end(), &val(q * bb));
       for (offset_t t = A.row_map(k); t < A.row_map(k + 1); ++t) {
         const ordinal_t j = A.entries(t);
-        if (j <= k || !pos.count(j)) continue;
+        if (j <= k || pos[j] < 0) continue;
         block_multiply(lik.data(), &val(t * bb), prod.data(), b);
         for (size_t e = 0; e < bb; ++e) val(pos[j] * bb + e) -= prod[e];
       }
     }
-    if (!pos.count(i) || !dense_inverse(&val(pos[i] * bb), &f.inv_u_diag[i * bb], b, tolerance * scale)) {
+    if (i >= A.num_block_cols || pos[i] < 0 ||
+        !dense_inverse(&val(pos[i] * bb), &f.inv_u_diag[i * bb], b, tolerance * scale)) {
       f.bad_row = i;
       return f;
     }
