@@ -131,7 +131,7 @@ build_backend() {
   opts="$(kokkos_options "$b")"
   local stamp="$prefix/.trellis-$(echo "$(backend_patch_sum "$b") $opts" | sha256sum | cut -c1-16)"
   if [ -f "$stamp" ]; then log "$b: up to date in $prefix"; return 0; fi
-  local build="$deps/build/$b"
+  local build="$deps/build/$b" start=$SECONDS
   rm -rf "$build" "$prefix"
   mkdir -p "$build"
   log "$b: building Kokkos 3.4.01 ($jobs jobs)"
@@ -161,7 +161,7 @@ build_backend() {
   cmake --install "$build/kokkos-kernels" >>"$build/kokkos-kernels.log" 2>&1
   rm -rf "$build"
   touch "$stamp"
-  log "$b: installed in $prefix"
+  log "$b: installed in $prefix ($((SECONDS - start)) s)"
 }
 
 [ $use_apt = 1 ] && install_packages
