@@ -31,6 +31,7 @@
 #include "trellis/core/eti.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/ilu/pivot_options.hpp"
+#include "trellis/structured/detail/launch_rules.hpp"
 #include "trellis/structured/detail/struct_ilu_kernels.hpp"
 #include "trellis/structured/stencil_matrix.hpp"
 #include "trellis/structured/struct_ilu_kind.hpp"
@@ -41,15 +42,15 @@ namespace trellis {
 struct StructIluOptions {
   StructIluKind kind = StructIluKind::ilu0;
   ilu::PivotOptions pivots;  // tiny pivots: error (default) or boost
+  // Each automatic setting below is a rule of structured/detail/launch_rules.hpp.
   // lines per team; {0, 0}: the backend's default (at dof > 1 on GPUs,
   // about 256 / dof lines: a point runs as dof threads). Lines x dof beyond
-  // the kernel's team size work, but 1.4-4x slower on an H200.
+  // the kernel's team size work, but slower.
   structured::TileShape tile;
   // Factor a point with a thread per entry and row of its block row.
   // automatic: at dof 1 on GPUs, for ten or more lower entries (Diamond-25P,
-  // Box-27P); on a CPU core the lanes run in turn, 3-4x slower. on: at any
-  // dof (dof x entries threads a point; 1.7-3x slower at dof 4-8 on an
-  // H200, so automatic leaves it off there).
+  // Box-27P); on a CPU core the lanes run in turn. on: at any dof (dof x
+  // entries threads a point, slower at dof 4-8).
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
   // A team waits for its neighbour tiles once per this many levels
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
@@ -221,47 +222,37 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   const bool gpu = !detail::is_host_space<execution_space>();
   const bool default_tile = options.tile.x == 0 && options.tile.y == 0;
   const bool gpu_default_tile = gpu && default_tile;
-  // On GPUs a point of dof > 1 runs as dof threads (factorization and
-  // solves), so the default tile holds about 256 / dof lines. A default
-  // tile is widened to the stencil's reach (a level-one fill's transform
-  // can reach past it); a tile the caller gave is taken as it is.
+  // The automatic settings are structured::detail's launch rules. A
+  // default tile is widened to the stencil's reach (a level-one fill's
+  // transform can reach past it); a tile the caller gave is taken as it is.
   structured::TileShape tile = options.tile;
   if (dof_ > 1 && gpu_default_tile)
-    tile = reaching({16, std::max(2, 256 / (16 * dof_))});
+    tile = reaching(structured::detail::gpu_tile_at_dof(dof_));
   else if (default_tile)
     tile = reaching(structured::default_tile<execution_space>());
   layout_ = structured::make_wavefront_layout<Device>(space, grid_, stencil_, tile);
-  // At dof 1 with ten or more lower entries the factorization runs a point
-  // as a thread per entry (entry_lanes; measured on an H200: box27 1.24x,
-  // diamond25 1.13x faster, star13 2x slower): its own tiles of 16 lines
-  // (at dof > 1, on request, of about 16 / dof).
+  // Entry lanes: the factorization's points as a thread per entry, on tiles of their own.
   using Lanes = StructIluOptions::EntryLanes;
-  const bool entry_lanes = stencil_.size() <= 64 &&
-                           (options.entry_lanes == Lanes::on ||
-                            (options.entry_lanes == Lanes::automatic && dof_ == 1 && stencil_.centre() >= 10 && gpu));
+  const bool entry_lanes =
+      stencil_.size() <= 64 &&
+      (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic &&
+                                            structured::detail::automatic_entry_lanes(dof_, stencil_.centre(), gpu)));
   factor_layout_ = layout_;
   if (entry_lanes && gpu_default_tile)
-    structured::assign_tiles(space, factor_layout_, stencil_, reaching({std::max(1, 8 / dof_), 2}));
+    structured::assign_tiles(space, factor_layout_, stencil_, reaching(structured::detail::entry_lanes_tile(dof_)));
   else
     structured::fresh_progress(factor_layout_);  // the same tiles: only its own flags
   if (options.levels_per_wait < 0)
     throw InputError("structilu: levels_per_wait " + std::to_string(options.levels_per_wait) + " is negative");
-  // Automatic (H200, struct_bench --levels-per-wait): the solves of DoF 1-2
-  // wait once per 4 levels on stencils of up to 6 lower entries (star7 DoF
-  // 1 lower 3.58 -> 2.84 ms) and per 2 on wider ones at DoF 1 (box27 10.1 ->
-  // 9.7 ms); more DoF and the factorization lose more to the lag per tile hop
-  // than they save.
-  const int solve_wait = !gpu ? 1 : dof_ <= 2 && stencil_.centre() <= 6 ? 4 : dof_ == 1 ? 2 : 1;
-  layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : solve_wait;
-  factor_layout_.levels_per_wait = options.levels_per_wait > 0 ? options.levels_per_wait : 1;
+  layout_.levels_per_wait = options.levels_per_wait > 0
+                                ? options.levels_per_wait
+                                : structured::detail::automatic_solve_levels_per_wait(dof_, stencil_.centre(), gpu);
+  factor_layout_.levels_per_wait =
+      options.levels_per_wait > 0 ? options.levels_per_wait : structured::detail::automatic_factor_levels_per_wait();
   if (options.teams_per_sm < StructIluOptions::team_per_tile)
     throw InputError("structilu: teams_per_sm " + std::to_string(options.teams_per_sm) +
                      " is negative (-1: one team per tile)");
-  // Automatic (H100, struct_bench --teams-per-sm): one team per
-  // multiprocessor at DoF >= 2 (box27 DoF 2 factor 84 -> 77 ms, diamond13
-  // DoF 4 lower 3.64 -> 3.35; none slower by more than 4%); at DoF 1 one
-  // team per tile (star7 factor 10.5 -> 16 ms with one per multiprocessor).
-  int teams = options.teams_per_sm > 0 ? options.teams_per_sm : gpu && dof_ >= 2 ? 1 : 0;
+  int teams = options.teams_per_sm > 0 ? options.teams_per_sm : structured::detail::automatic_teams_per_sm(dof_, gpu);
   if (options.teams_per_sm == StructIluOptions::team_per_tile) teams = 0;
   layout_.teams_per_sm = factor_layout_.teams_per_sm = teams;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,

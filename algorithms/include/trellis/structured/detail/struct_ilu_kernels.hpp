@@ -25,7 +25,7 @@
 #include "trellis/core/eti.hpp"
 #include "trellis/core/kokkos_compat.hpp"
 #include "trellis/ilu/detail/block_ops.hpp"
-#include "trellis/structured/wavefront_layout.hpp"
+#include "trellis/structured/detail/wavefront_sweep.hpp"
 
 namespace trellis::structured::detail {
 
