@@ -295,6 +295,27 @@ JsonObject solve_case(const SolveCase& c, double scale) {
   };
   StructIluOptions so;
   so.kind = c.kind;
+  if (c.kind == StructIluKind::ic0 || c.kind == StructIluKind::ic1) {  // IC's one factor against ILU's two
+    StructIluOptions lu = so;
+    lu.kind = c.kind == StructIluKind::ic0 ? StructIluKind::ilu0 : StructIluKind::ilu1;
+    const Kokkos::DefaultExecutionSpace space;
+    StructIlu<double, Device> one(space, A, so), two(space, A, lu);
+    bench::TimingPolicy policy;
+    policy.reps = 5;
+    policy.max_seconds = 5;
+    auto factor_s = [&](StructIlu<double, Device>& M) {
+      return bench::time_case([&] { M.factor(space); }, policy).median;
+    };
+    auto apply_s = [&](StructIlu<double, Device>& M) {
+      return bench::time_case([&] { M.apply_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+    };
+    const double f1 = factor_s(one), f2 = factor_s(two), a1 = apply_s(one), a2 = apply_s(two);
+    std::printf("  %s factor %.1f MB, factorization %.3f ms, apply %.3f ms; %s %.1f MB, %.3f ms, %.3f ms\n",
+                to_string(c.kind), one.factor_bytes() / 1e6, f1 * 1e3, a1 * 1e3, to_string(lu.kind),
+                two.factor_bytes() / 1e6, f2 * 1e3, a2 * 1e3);
+    row.set("ic_factor_bytes", double(one.factor_bytes())).set("ilu_factor_bytes", double(two.factor_bytes()));
+    row.set("ic_factor_s", f1).set("ilu_factor_s", f2).set("ic_apply_s", a1).set("ilu_apply_s", a2);
+  }
   auto ilu = std::make_shared<const StructIlu<double, Device>>(A, so);
   StructIluPreconditioner<double, Device> M(ilu);
   const double ours = run(M, "structilu", ilu->layout_seconds() + ilu->factorization_seconds());

@@ -352,6 +352,45 @@ TYPED_TEST(StructIluTest, LevelOneFillAndIcVariantsMatchTheReference) {
              "tile 32x4 is narrower than stencil");
 }
 
+TYPED_TEST(StructIluTest, IcStoresOneFactorAndMatchesTheReferenceAtEveryStencilAndDof) {
+  // IC keeps L and D^{-1} only: its apply (the upper sweep reading Lᵀ from
+  // the neighbours) against the block ILU(0) of the same symmetric matrix,
+  // on one tile per team and on many small ones (neighbours across tiles)
+  for (StencilShape shape : named_shapes)
+    for (int dof = 1; dof <= 8; ++dof) {
+      const Stencil st(shape);
+      const auto A =
+          gallery::stencil_problem(st, {7, 5, 4}, dof, gallery::StencilPde::dominant_sym, test::fresh_seed());
+      StructIluOptions ic;
+      ic.kind = StructIluKind::ic0;
+      expect_matches_reference<TypeParam>(A, ic, st.name() + " ic0");
+      ic.tile = {6, 6};  // as wide as the widest stencil reaches
+      expect_matches_reference<TypeParam>(A, ic, st.name() + " ic0 small tiles");
+      const StructIlu<double, TypeParam> one(A, ic), both(A);
+      EXPECT_EQ(one.factor_bytes() * size_t(st.size()), both.factor_bytes() * size_t(st.centre() + 1))
+          << st.name() << " dof " << dof;
+    }
+  // IC(1) on a fill stencil wider than the matrix's, at a block size
+  StructIluOptions ic1;
+  ic1.kind = StructIluKind::ic1;
+  expect_matches_reference<TypeParam>(
+      gallery::stencil_problem(Stencil(StencilShape::box27), {6, 5, 5}, 3, gallery::StencilPde::dominant_sym, 3), ic1,
+      "box27 dof 3 ic1");
+  // what IC cannot do is refused by name
+  ic1.entry_lanes = StructIluOptions::EntryLanes::on;
+  EXPECT_HAS(test::error_of<InputError>([&] {
+               StructIlu<double, TypeParam> M(
+                   gallery::stencil_problem(Stencil(StencilShape::star7), {4, 4, 4}, 1, gallery::StencilPde::poisson),
+                   ic1);
+             }),
+             "entry lanes factor ILU only");
+  StencilMatrix lopsided({4, 4, 4}, Stencil({{0, 0, 0}, {-1, 0, 0}}), 1);  // a lower offset without its mirror
+  for (long p = 0; p < lopsided.points(); ++p) lopsided.block(p, lopsided.stencil().centre())[0] = 4;
+  StructIluOptions ic0;
+  ic0.kind = StructIluKind::ic0;
+  EXPECT_HAS(test::error_of<InputError>([&] { StructIlu<double, TypeParam> M(lopsided, ic0); }), "without its mirror");
+}
+
 TYPED_TEST(StructIluTest, EverySolveEntryPointMatchesTheReference) {
   // every entry point in turn, twice (the sweeps' flags carry over from
   // call to call), natural and layout order, against the reference

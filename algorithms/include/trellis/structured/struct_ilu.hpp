@@ -8,8 +8,9 @@
 //   ilu1  ILU(1): ILU(0) on the stencil of the level-1 fill, S ∪ (S_L + S_U)
 //         (exactly ILU(1)'s pattern when the grid holds the fill's
 //         intermediate points, as for the named stencils)
-//   ic0, ic1  the same factorizations of a symmetric matrix (checked): for
-//         symmetric A they are IC's L D Lᵀ (U = D Lᵀ), stored as L and U
+//   ic0, ic1  the same factorizations of a symmetric matrix (checked), as
+//         IC's L D Lᵀ (U = D Lᵀ): one factor stored (L and D^{-1}), no
+//         updates of the upper entries made, the upper solve applying Lᵀ
 //
 // The result equals the CSR/BSR ILU(0) of the same matrix up to rounding:
 // the same eliminations in the same order (the lower entries of each row in
@@ -50,7 +51,7 @@ struct StructIluOptions {
   // Factor a point with a thread per entry and row of its block row.
   // automatic: at dof 1 on GPUs, for ten or more lower entries (Diamond-25P,
   // Box-27P); on a CPU core the lanes run in turn. on: at any dof (dof x
-  // entries threads a point, slower at dof 4-8).
+  // entries threads a point, slower at dof 4-8). ILU only: IC refuses on.
   enum class EntryLanes { automatic, on, off } entry_lanes = EntryLanes::automatic;
   // A team waits for its neighbour tiles once per this many levels
   // (WavefrontLayout::levels_per_wait); 0: automatic (on GPUs 2-4 for the
@@ -115,6 +116,8 @@ class StructIlu {
   const structured::WavefrontLayout<Device>& layout() const { return layout_; }
   /// The factor values in the vector-oriented layout (struct_ilu_kernels.hpp).
   const structured::detail::FactorStorage<Scalar, Device>& factors() const { return factors_; }
+  /// The factors' memory: IC's one factor holds (centre + 1) / entries of ILU's.
+  size_t factor_bytes() const { return factors_.values.extent(0) * sizeof(Scalar); }
   double layout_seconds() const { return layout_seconds_; }
   double factorization_seconds() const { return factorization_seconds_; }
   int boosted_pivots() const { return boosted_; }
@@ -159,11 +162,14 @@ void with_block_size(int dof, F&& f) {
   }
 }
 
-/// Copies A's blocks into the vector-oriented layout; `entry` maps A's
-/// stencil entries to the factor's, couplings outside the grid become 0.
+/// Copies A's blocks into the vector-oriented layout (the factor's stored
+/// entries: IC's lower ones and the centre), couplings outside the grid 0.
+/// row_scale, when given: each row's largest entry of A (IC's pivot scale:
+/// the upper entries are not stored).
 template <class Scalar, class Device>
 void load_stencil_values(const typename Device::execution_space& space, const WavefrontLayout<Device>& L,
-                         const FactorStorage<Scalar, Device>& F, const StencilMatrix& A) {
+                         const FactorStorage<Scalar, Device>& F, const StencilMatrix& A,
+                         Kokkos::View<Scalar*, Device> row_scale = {}) {
   using exec = typename Device::execution_space;
   const int s = A.stencil().size(), dof = A.dof();
   std::vector<EntryShift> shift_host;
@@ -182,19 +188,24 @@ void load_stencil_values(const typename Device::execution_space& space, const Wa
   Kokkos::deep_copy(space, values, Scalar(0));
   const auto position = L.position;
   const auto shifts = F.shifts;
-  const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2], fe = F.entries;
+  const int nx = L.grid[0], ny = L.grid[1], nz = L.grid[2], fe = F.entries, stored = F.stored_entries();
+  const bool scales = row_scale.extent(0) > 0;
   Kokkos::parallel_for(
       "trellis::structilu::load", trellis::RangePolicy<exec>(space, 0, L.points()), KOKKOS_LAMBDA(long p) {
         const int i = int(p % nx), j = int((p / nx) % ny), k = int(p / (long(nx) * ny));
         const long pos = position(p);
+        for (int r = 0; r < dof && scales; ++r) row_scale(pos * dof + r) = 0;
         for (int e = 0; e < s; ++e) {
           const EntryShift o = a_shift(e);
           if (i + o.x < 0 || j + o.y < 0 || k + o.z < 0 || i + o.x >= nx || j + o.y >= ny || k + o.z >= nz) continue;
           int f = 0;  // the factor's entry for this offset (the factor stencil contains A's)
           while (f < fe && !(shifts(f).x == o.x && shifts(f).y == o.y && shifts(f).z == o.z)) ++f;
           for (int r = 0; r < dof; ++r)
-            for (int c = 0; c < dof; ++c)
-              values(F.at(f, pos, r, c)) = Scalar(a_values((size_t(p) * s + e) * dof * dof + r * dof + c));
+            for (int c = 0; c < dof; ++c) {
+              const Scalar v = Scalar(a_values((size_t(p) * s + e) * dof * dof + r * dof + c));
+              if (f < stored) values(F.at(f, pos, r, c)) = v;
+              if (scales && math::fabs(v) > row_scale(pos * dof + r)) row_scale(pos * dof + r) = math::fabs(v);
+            }
         }
       });
   space.fence();  // the host vectors and A's device copy leave scope
@@ -210,9 +221,21 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       grid_(A.grid()),
       dof_(A.dof()),
       matrix_offsets_(A.stencil().offsets()) {
-  if ((options.kind == StructIluKind::ic0 || options.kind == StructIluKind::ic1) && !A.is_symmetric())
+  const bool ic = options.kind == StructIluKind::ic0 || options.kind == StructIluKind::ic1;
+  if (ic && !A.is_symmetric())
     throw InputError(std::string("structilu:") + to_string(options.kind) +
                      ": the matrix is not symmetric (IC needs A = Aᵀ); use ilu0 or ilu1");
+  if (ic)  // a symmetric matrix can still have a stencil offset without its mirror (zero blocks)
+    for (int e = 0; e < stencil_.size(); ++e) {
+      const auto& o = stencil_.offsets()[e];
+      if (stencil_.index_of({-o.x, -o.y, -o.z}) != stencil_.size() - 1 - e)
+        throw InputError(std::string("structilu:") + to_string(options.kind) + ": the stencil has offset (" +
+                         std::to_string(o.x) + "," + std::to_string(o.y) + "," + std::to_string(o.z) +
+                         ") without its mirror; IC needs a symmetric stencil (use ilu0 or ilu1)");
+    }
+  if (ic && options.entry_lanes == StructIluOptions::EntryLanes::on)
+    throw InputError(std::string("structilu:") + to_string(options.kind) +
+                     ": entry lanes factor ILU only (IC factors a block row per point)");
   auto t0 = now();
   const auto shifts = structured::entry_shifts(stencil_, stencil_.wavefront(grid_[0], grid_[1], grid_[2]));
   auto reaching = [&](structured::TileShape t) {  // a tile at least as wide as the stencil's reach
@@ -234,7 +257,7 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   // Entry lanes: the factorization's points as a thread per entry, on tiles of their own.
   using Lanes = StructIluOptions::EntryLanes;
   const bool entry_lanes =
-      stencil_.size() <= 64 &&
+      !ic && stencil_.size() <= 64 &&
       (options.entry_lanes == Lanes::on || (options.entry_lanes == Lanes::automatic &&
                                             structured::detail::automatic_entry_lanes(dof_, stencil_.centre(), gpu)));
   factor_layout_ = layout_;
@@ -256,13 +279,14 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   if (options.teams_per_sm == StructIluOptions::team_per_tile) teams = 0;
   layout_.teams_per_sm = factor_layout_.teams_per_sm = teams;
   // IKJ update lists: lower entry e of row p, upper entry u of row p+e,
-  // target entry e+u of row p when the factor stencil has it.
+  // target entry e+u of row p when the factor stencil has it (IC: only the
+  // lower targets; the kernel updates the centre itself).
   std::vector<int> start{0}, upper, target;
   const auto& offs = stencil_.offsets();
   for (int e = 0; e < stencil_.centre(); ++e) {
     for (int u = stencil_.centre() + 1; u < stencil_.size(); ++u) {
       const int t = stencil_.index_of({offs[e].x + offs[u].x, offs[e].y + offs[u].y, offs[e].z + offs[u].z});
-      if (t >= 0) upper.push_back(u), target.push_back(t);
+      if (t >= 0 && (!ic || t < stencil_.centre())) upper.push_back(u), target.push_back(t);
     }
     start.push_back(int(upper.size()));
   }
@@ -292,15 +316,16 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
   factors_.dof = dof_;
   factors_.entries = stencil_.size();
   factors_.centre = stencil_.centre();
+  factors_.symmetric = ic;
   factors_.values = Kokkos::View<Scalar*, Device>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::factors"),
-      size_t(factors_.n) * stencil_.size() * dof_ * dof_);
+      size_t(factors_.n) * factors_.stored_entries() * dof_ * dof_);
   matrix_values_ = Kokkos::View<Scalar*, Device>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::matrix_values"),
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  if (dof_ > 1 || entry_lanes)
+  if (dof_ > 1 || entry_lanes || ic)
     row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
                              size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
@@ -317,7 +342,7 @@ void StructIlu<Scalar, Device>::numeric(const execution_space& space, const Sten
                      ": the matrix is not symmetric; use ilu0 or ilu1");
   auto storage = factors_;
   storage.values = matrix_values_;
-  structured::detail::load_stencil_values(space, layout_, storage, A);
+  structured::detail::load_stencil_values(space, layout_, storage, A, factors_.symmetric ? row_scale_ : vector_type());
   factor(space);
 }
 

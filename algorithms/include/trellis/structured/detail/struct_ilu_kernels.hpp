@@ -8,7 +8,9 @@
 // order with the B rows of a point contiguous, so the threads of a warp read
 // consecutive addresses:  value(e, pos, r, c) at ((e*B + c)*n + pos)*B + r.
 // The centre entry holds the inverse of U's diagonal block after the
-// factorization.
+// factorization. IC keeps one factor: L's lower entries and the centre
+// (L D Lᵀ with U = D Lᵀ), so an upper entry of a point is read as the
+// transpose of the mirrored lower entry stored at its neighbour.
 //
 // Values another team wrote during the same sweep (a neighbour row's U
 // and inverse diagonal, a neighbour's x) may be read with plain loads: the
@@ -35,10 +37,20 @@ struct FactorStorage {
   Kokkos::View<const EntryShift*, Device> shifts;                  // per factor stencil entry
   Kokkos::View<const EntryShift*, Kokkos::HostSpace> host_shifts;  // the same on the host
   long n = 0;                                                      // grid points
-  int dof = 1, entries = 0, centre = 0;
+  int dof = 1, entries = 0, centre = 0;  // entries: of the factor stencil (a symmetric one for IC)
+  // IC: only entries [0, centre] are stored. Upper entry e of point p is
+  // L(q, p)ᵀ, q its neighbour, stored at q as entry entries - 1 - e (the
+  // stencil's numbering is sorted, so -offset(e) is the mirrored index).
+  bool symmetric = false;
 
+  int stored_entries() const { return symmetric ? centre + 1 : entries; }
   KOKKOS_INLINE_FUNCTION size_t at(int e, long pos, int r, int c) const {
     return ((size_t(e) * dof + c) * n + pos) * dof + r;
+  }
+  /// Row r, column c of entry e's block of the point at pos, whose
+  /// neighbour along e is at q: stored there (IC's upper entries) or here.
+  KOKKOS_INLINE_FUNCTION size_t at_entry(int e, long pos, long q, int r, int c) const {
+    return symmetric && e > centre ? at(entries - 1 - e, q, c, r) : at(e, pos, r, c);
   }
 };
 
@@ -218,7 +230,87 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         values(F.at(t, pos, r, c)) -= sum;
     }
   };
-  if (entry_lanes) {
+  // IC (F.symmetric; row_scale given): with W the updated A(p,q) and
+  // L(p,q) = W D(q)^{-1}, ILU's update L(p,q) U(q,t) is W L(t,q)ᵀ (U = D Lᵀ,
+  // D symmetric), and the centre's is W D(q)^{-1} Wᵀ; updates of the upper
+  // entries are not made (the update lists hold lower targets only). Phase
+  // 0: lane r eliminates row r's lower entries, leaving W; phase 1: row r
+  // of the centre, from every lane's W rows; phase 2: W -> L. At B = 1 one
+  // lane does all three in turn and inverts the pivot.
+  auto ic_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r, int phase) {
+    const long pos = pt.position;
+    auto q_of = [&](int e) {
+      return neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
+    };
+    if (B == 1 || phase == 0) {
+      constexpr int local_capacity = 128;  // row r's lower entries, as in eliminate_row
+      Scalar local[local_capacity];
+      const bool use_local = centre * B <= local_capacity;
+      auto row = [&](int e, int c) -> Scalar& { return use_local ? local[e * B + c] : values(F.at(e, pos, r, c)); };
+      if (use_local)
+        for (int e = 0; e < centre; ++e)
+          for (int c = 0; c < B; ++c) local[e * B + c] = values(F.at(e, pos, r, c));
+      for (int e = 0; e < centre; ++e) {
+        if (q_of(e) < 0) continue;
+        for (int u = update_start(e); u < update_start(e + 1); ++u) {
+          const int te = update_target(u);
+          const long t = q_of(te);
+          if (t < 0) continue;
+          const int mirror = entries - 1 - update_upper(u);  // L(t,q): the entry -offset(u) of point t
+          for (int c = 0; c < B; ++c) {                      // A(p,t) -= W L(t,q)ᵀ, row r
+            Scalar sum = 0;
+            for (int m = 0; m < B; ++m) sum += row(e, m) * values(F.at(mirror, t, c, m));
+            row(te, c) -= sum;
+          }
+        }
+      }
+      if (use_local)
+        for (int e = 0; e < centre; ++e)
+          for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = local[e * B + c];
+    }
+    if (B == 1 || phase == 1) {
+      for (int e = 0; e < centre; ++e) {
+        const long q = q_of(e);
+        if (q < 0) continue;
+        Scalar l[B];  // row r of L(p,q) = W D(q)^{-1}
+        for (int c = 0; c < B; ++c) {
+          Scalar sum = 0;
+          for (int m = 0; m < B; ++m) sum += values(F.at(e, pos, r, m)) * values(F.at(centre, q, m, c));
+          l[c] = sum;
+        }
+        for (int c = 0; c < B; ++c) {  // A(p,p) -= L(p,q) Wᵀ, row r
+          Scalar sum = 0;
+          for (int m = 0; m < B; ++m) sum += l[m] * values(F.at(e, pos, c, m));
+          values(F.at(centre, pos, r, c)) -= sum;
+        }
+        if (B == 1) values(F.at(e, pos, 0, 0)) = l[0];  // no other lane reads W
+      }
+    }
+    if (B > 1 && phase == 2) {
+      for (int e = 0; e < centre; ++e) {
+        const long q = q_of(e);
+        if (q < 0) continue;
+        Scalar l[B];
+        for (int c = 0; c < B; ++c) {
+          Scalar sum = 0;
+          for (int m = 0; m < B; ++m) sum += values(F.at(e, pos, r, m)) * values(F.at(centre, q, m, c));
+          l[c] = sum;
+        }
+        for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = l[c];
+      }
+    }
+    if (B == 1) invert_centre(pt, row_scale(pos));
+  };
+  if (F.symmetric && B == 1) {
+    wavefront_sweep(
+        space, L, true, "trellis::structilu::factor_ic", NoPrefetch(),
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int, int) { ic_step(pt, 0, 0); });
+  } else if (F.symmetric) {
+    wavefront_sweep(
+        space, L, true, "trellis::structilu::factor_ic", NoPrefetch(),
+        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int phase) { ic_step(pt, r, phase); }, B,
+        finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) { invert_centre_by_row_scales(pt); }), 3);
+  } else if (entry_lanes) {
     wavefront_sweep(
         space, L, true, "trellis::structilu::factor", NoPrefetch(),
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int lane, int phase) {
@@ -290,6 +382,9 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   const int centre = F.centre, e0 = lower ? 0 : F.centre + 1, e1 = lower ? F.centre : F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
+  // IC's backward sweep: x = Lᵀ^{-1} D^{-1} x, the upper entries read from
+  // the neighbours (FactorStorage::at_entry), D^{-1} applied first.
+  const bool transposed = F.symmetric && !lower;
   HalfShifts<E> half{};
   half.count = e1 - e0 < E ? e1 - e0 : E;
   for (int e = 0; e < half.count; ++e) half.at[e] = F.host_shifts(e0 + e);
@@ -299,6 +394,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   auto prefetch = KOKKOS_LAMBDA(const SweepPoint& p, int r)->State {
     State st;
     st.rhs = x(p.position * B + r);
+    if (transposed && B == 1) st.rhs *= values(F.at(centre, p.position, 0, 0));  // (B > 1: a pass before)
 #pragma unroll
     for (int e = 0; e < State::max_entries; ++e) {
       const EntryShift& s = half.at[e];
@@ -311,8 +407,10 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     // entry is stored)
 #pragma unroll
     for (int e = 0; e < State::blocks; ++e)
-      if (e < half.count)
-        for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at(e0 + e, p.position, r, c));
+      if (e < half.count) {
+        const long q = (st.inside >> e) & 1u ? long(st.run[e]) + p.hi + half.at[e].hx : p.position;
+        for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at_entry(e0 + e, p.position, q, r, c));
+      }
     return st;
   };
   // entry e's neighbour position, or -1 outside the grid
@@ -340,9 +438,9 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
       Scalar xq[B];
       for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
       for (int c = 0; c < B; ++c)
-        acc -=
-            (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c))) *
-            xq[c];
+        acc -= (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c]
+                                  : values(F.at_entry(e0 + e, p.position, q, r, c))) *
+               xq[c];
     }
 #pragma unroll
     for (int first = 0; first < State::max_entries && chunk > 1; first += chunk) {
@@ -354,8 +452,8 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
         if (q < 0) continue;
         for (int c = 0; c < B; ++c) xq[u][c] = x(q * B + c);  // plain: see the file's head
         for (int c = 0; c < B; ++c)
-          a[u][c] =
-              e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c] : values(F.at(e0 + e, p.position, r, c));
+          a[u][c] = e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c]
+                                      : values(F.at_entry(e0 + e, p.position, q, r, c));
       }
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
@@ -367,9 +465,10 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
-      for (int c = 0; c < B; ++c) acc -= values(F.at(e, p.position, r, c)) * Kokkos::volatile_load(&x(q * B + c));
+      for (int c = 0; c < B; ++c)
+        acc -= values(F.at_entry(e, p.position, q, r, c)) * Kokkos::volatile_load(&x(q * B + c));
     }
-    x(p.position * B + r) = lower || B > 1 ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
+    x(p.position * B + r) = lower || B > 1 || transposed ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
   };
   // Backward sweep, B > 1: x(p) = U(p,p)^{-1} (the B rows the lanes left)
   auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) {
@@ -382,7 +481,19 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     }
   };
   const char* label = lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve";
-  if (lower || B == 1)  // not constexpr: nvcc's extended lambdas cannot capture inside one
+  if (transposed && B > 1)
+    Kokkos::parallel_for(
+        "trellis::structilu::apply_inverse_diagonal",
+        trellis::RangePolicy<typename Device::execution_space>(space, 0, F.n), KOKKOS_LAMBDA(long pos) {
+          Scalar v[B];
+          for (int c = 0; c < B; ++c) v[c] = x(pos * B + c);
+          for (int r = 0; r < B; ++r) {
+            Scalar s = 0;
+            for (int c = 0; c < B; ++c) s += values(F.at(centre, pos, r, c)) * v[c];
+            x(pos * B + r) = s;
+          }
+        });
+  if (lower || B == 1 || transposed)  // not constexpr: nvcc's extended lambdas cannot capture inside one
     wavefront_sweep(space, L, lower, label, prefetch, body, B);
   else
     wavefront_sweep(space, L, lower, label, prefetch, body, B, finish_with(apply_inverse_diagonal));
