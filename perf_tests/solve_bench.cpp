@@ -203,7 +203,9 @@ int main(int argc, char** argv) {
       if (p.grid[0] > 0) options.grid = {p.grid[0], std::max(1, p.grid[1]), std::max(1, p.grid[2])};
       // A solve in the preconditioner's numbering (dd: the reordered system).
       const auto solve = [&](const BuiltPreconditioner& M, double setup_s) {
-        BsrOperator<double, Device> op(M.reordered() ? M.reordered_matrix() : A.matrix());
+        const BsrOperator<double, Device> natural(A.matrix());
+        const auto reordered = M.reordered() ? M.reordered_operator() : nullptr;
+        const LinearOperator<double, Device>& op = reordered ? *reordered : natural;
         Vector b_solver("b_solver", n);
         M.to_reordered(b, b_solver);
         runs.push_back(time_solve(M.name, setup_s, op, *M.preconditioner, b_solver, o, ws));

@@ -9,10 +9,15 @@
 #include <set>
 
 #include "ilu0.hpp"  // reference/
+#include "spmv.hpp"  // reference/
 #include "test_support.hpp"
 #include "trellis/gallery/gallery.hpp"
 #include "trellis/gallery/stencil_problems.hpp"
 #include "trellis/io/matrix_market.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
+#include "trellis/solvers/cg.hpp"
+#include "trellis/solvers/preconditioners/struct_ilu.hpp"
+#include "trellis/solvers/stencil_operator.hpp"
 #include "trellis/structured/struct_ilu.hpp"
 
 namespace trellis {
@@ -389,6 +394,85 @@ TYPED_TEST(StructIluTest, IcStoresOneFactorAndMatchesTheReferenceAtEveryStencilA
   StructIluOptions ic0;
   ic0.kind = StructIluKind::ic0;
   EXPECT_HAS(test::error_of<InputError>([&] { StructIlu<double, TypeParam> M(lopsided, ic0); }), "without its mirror");
+}
+
+TYPED_TEST(StructIluTest, StencilOperatorInLayoutOrderMatchesTheSerialSpmv) {
+  // y = A x in the preconditioner's layout order against the serial CSR
+  // product in the grid's numbering, every stencil and dof; an unwritten
+  // row stays NaN and fails
+  using space = typename TypeParam::execution_space;
+  for (StencilShape shape : named_shapes)
+    for (int dof = 1; dof <= 8; ++dof) {
+      const Stencil st(shape);
+      const auto A = gallery::stencil_problem(st, {7, 5, 4}, dof, gallery::StencilPde::dominant, test::fresh_seed());
+      StructIluOptions o;
+      o.kind = StructIluKind::ilu1;  // a factor stencil wider than A's
+      const StructIlu<double, TypeParam> M(A, o);
+      StencilOperator<double, TypeParam> op(space(), M, A);
+      const auto seed = test::fresh_seed();
+      const Vec x = test::random_vector(size_t(A.num_rows()), seed);
+      const Vec expected = reference::multiply(A.to_csr(), x);
+      Kokkos::View<double*, TypeParam> xl("xl", x.size()), yl("yl", x.size()), y("y", x.size());
+      Kokkos::deep_copy(yl, std::numeric_limits<double>::quiet_NaN());
+      M.to_layout(space(), test::device_vector<TypeParam>(x), xl);
+      op.apply(xl, yl);
+      M.from_layout(space(), yl, y);
+      EXPECT_LT(test::relative_error(test::host_vector(y), expected), 1e-14)
+          << st.name() << " dof " << dof << " seed " << seed;
+    }
+  // numeric() takes new values; another stencil or grid is refused by name
+  const Stencil st(StencilShape::star13);
+  const auto A = gallery::stencil_problem(st, {6, 5, 4}, 2, gallery::StencilPde::dominant, 1);
+  const auto B = gallery::stencil_problem(st, {6, 5, 4}, 2, gallery::StencilPde::dominant, 2);
+  const StructIlu<double, TypeParam> M(A);
+  StencilOperator<double, TypeParam> op(space(), M, A);
+  op.numeric(space(), B);
+  const Vec x = test::random_vector(size_t(B.num_rows()), 3);
+  Kokkos::View<double*, TypeParam> xl("xl", x.size()), yl("yl", x.size()), y("y", x.size());
+  M.to_layout(space(), test::device_vector<TypeParam>(x), xl);
+  op.apply(xl, yl);
+  M.from_layout(space(), yl, y);
+  EXPECT_LT(test::relative_error(test::host_vector(y), reference::multiply(B.to_csr(), x)), 1e-14);
+  EXPECT_HAS(test::error_of<InputError>([&] {
+               op.numeric(space(), gallery::stencil_problem(Stencil(StencilShape::star7), {6, 5, 4}, 2,
+                                                            gallery::StencilPde::dominant, 2));
+             }),
+             "same grid, stencil and dof");
+  EXPECT_HAS(test::error_of<InputError>([&] {
+               StencilOperator<double, TypeParam> wrong(
+                   space(), M, gallery::stencil_problem(st, {6, 5, 5}, 2, gallery::StencilPde::dominant, 2));
+             }),
+             "grid and dof");
+}
+
+TYPED_TEST(StructIluTest, CgInTheLayoutOrderSolvesAsInTheGridsNumbering) {
+  // CG with StructILU IC(0) on the stencil operator, vectors in the layout
+  // order throughout, against the same solve in the grid's numbering (BSR
+  // operator, the preconditioner permuting at each application)
+  using space = typename TypeParam::execution_space;
+  const auto A =
+      gallery::stencil_problem(Stencil(StencilShape::star7), {12, 10, 9}, 1, gallery::StencilPde::poisson, 1);
+  StructIluOptions o;
+  o.kind = StructIluKind::ic0;
+  auto M = std::make_shared<const StructIlu<double, TypeParam>>(A, o);
+  const StencilOperator<double, TypeParam> op(space(), *M, A);
+  const BsrOperator<double, TypeParam> natural_op(copy_to<TypeParam>(A.to_bsr()));
+  using P = StructIluPreconditioner<double, TypeParam>;
+  const P layout(M, P::Numbering::layout), natural(M, P::Numbering::natural);
+  const Vec b = test::random_vector(size_t(A.num_rows()), test::fresh_seed());
+  KrylovOptions k;
+  k.rel_tol = 1e-10;
+  k.max_iterations = 500;
+  Kokkos::View<double*, TypeParam> bl("bl", b.size()), xl("xl", b.size()), x("x", b.size()), xn("xn", b.size());
+  M->to_layout(space(), test::device_vector<TypeParam>(b), bl);
+  const KrylovResult in_layout = cg(op, layout, Kokkos::View<const double*, TypeParam>(bl), xl, k);
+  M->from_layout(space(), xl, x);
+  const KrylovResult in_grid = cg(natural_op, natural, test::device_vector<TypeParam>(b), xn, k);
+  ASSERT_TRUE(in_layout.converged()) << to_string(in_layout.status);
+  ASSERT_TRUE(in_grid.converged());
+  EXPECT_LE(std::abs(in_layout.iterations - in_grid.iterations), 1);
+  EXPECT_LT(test::relative_error(test::host_vector(x), test::host_vector(xn)), 1e-8);
+  EXPECT_LT(test::relative_error(reference::multiply(A.to_csr(), test::host_vector(x)), b), 1e-9);
 }
 
 TYPED_TEST(StructIluTest, EverySolveEntryPointMatchesTheReference) {

@@ -46,7 +46,9 @@ KroneckerStagePreconditioner::KroneckerStagePreconditioner(const KroneckerSystem
   gamma_ = std::isnan(gamma) ? mean_diagonal(local.B, s_) : gamma;
   if (!std::isfinite(alpha_) || !std::isfinite(gamma_))
     throw InputError("kronecker stage preconditioner: alpha and gamma must be finite");
-  stage_ = make_preconditioner(spec, kronecker_stage_matrix(local, first_block_row, alpha_, gamma_), options);
+  PreconditionerOptions stage_options = options;
+  stage_options.structilu_layout = false;  // the stages' vectors are in the grid's numbering
+  stage_ = make_preconditioner(spec, kronecker_stage_matrix(local, first_block_row, alpha_, gamma_), stage_options);
   if (stage_.reordered())
     throw InputError("kronecker stage preconditioner: '" + stage_.name +
                      "' renumbers the rows; choose one that keeps them (ilu0, jacobi, gs, sgs, ilu0-kk)");

@@ -5,6 +5,7 @@
 
 #include "trellis/core/errors.hpp"
 #include "trellis/core/stopwatch.hpp"
+#include "trellis/solvers/bsr_operator.hpp"
 #include "trellis/solvers/detail/preconditioner_spec.hpp"
 #include "trellis/solvers/preconditioner_choice.hpp"
 #include "trellis/solvers/preconditioners/domain_decomposition.hpp"
@@ -14,6 +15,7 @@
 #include "trellis/solvers/preconditioners/jacobi.hpp"
 #include "trellis/solvers/preconditioners/kokkos_kernels_ilu0.hpp"
 #include "trellis/solvers/preconditioners/struct_ilu.hpp"
+#include "trellis/solvers/stencil_operator.hpp"
 
 namespace trellis {
 
@@ -115,13 +117,17 @@ struct PreconditionerFactory {
         const StencilMatrix S = StencilMatrix::from_csr(A, {o.grid[0], o.grid[1], o.grid[2]});
         auto ilu = std::make_shared<StructIlu<double, Device>>(S, opt);
         out.struct_ilu_ = ilu;
+        using Numbering = StructIluPreconditioner<double, Device>::Numbering;
+        if (o.structilu_layout)
+          out.stencil_operator_ = std::make_shared<StencilOperator<double, Device>>(Device::execution_space(), *ilu, S);
         out.analysis_seconds = ilu->layout_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
         out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " +
                            ilu->factor_stencil().name() + ", dof " + std::to_string(S.dof()) + ": layout " +
                            std::to_string(out.analysis_seconds) + " s, factorization " +
                            std::to_string(out.factorization_seconds) + " s";
-        out.preconditioner = std::make_shared<StructIluPreconditioner<double, Device>>(ilu);
+        out.preconditioner = std::make_shared<StructIluPreconditioner<double, Device>>(
+            ilu, o.structilu_layout ? Numbering::layout : Numbering::natural);
         break;
       }
     }
@@ -131,7 +137,15 @@ struct PreconditionerFactory {
   }
 };
 
+std::shared_ptr<const LinearOperator<double, DefaultDevice>> BuiltPreconditioner::reordered_operator() const {
+  if (stencil_operator_) return stencil_operator_;
+  return std::make_shared<BsrOperator<double, Device>>(reordered_matrix());  // shares the matrix's Views
+}
+
 const BsrMatrix<double, DefaultDevice>& BuiltPreconditioner::reordered_matrix() const {
+  if (stencil_operator_)
+    throw Error("preconditioner " + name +
+                " works in its layout order on a stencil operator: use reordered_operator()");
   if (!reordering_) throw Error("preconditioner " + name + " works in the original numbering: no reordered matrix");
   return reordering_->reordered_matrix();
 }
@@ -139,6 +153,8 @@ const BsrMatrix<double, DefaultDevice>& BuiltPreconditioner::reordered_matrix() 
 void BuiltPreconditioner::to_reordered(const_vector_type x, vector_type xr) const {
   if (reordering_)
     reordering_->to_reordered(x, xr);
+  else if (stencil_operator_)
+    struct_ilu_->to_layout(DefaultDevice::execution_space(), x, xr);
   else
     Kokkos::deep_copy(xr, x);
 }
@@ -146,6 +162,8 @@ void BuiltPreconditioner::to_reordered(const_vector_type x, vector_type xr) cons
 void BuiltPreconditioner::from_reordered(const_vector_type xr, vector_type x) const {
   if (reordering_)
     reordering_->from_reordered(xr, x);
+  else if (stencil_operator_)
+    struct_ilu_->from_layout(DefaultDevice::execution_space(), xr, x);
   else
     Kokkos::deep_copy(x, xr);
 }
@@ -156,7 +174,10 @@ void BuiltPreconditioner::numeric(const HostCsr& A) {
   check_canonical(A, "numeric");
   if (struct_ilu_) {
     const GridDims& g = options_.grid;
-    return struct_ilu_->numeric(DefaultDevice::execution_space(), StencilMatrix::from_csr(A, {g[0], g[1], g[2]}));
+    const StencilMatrix S = StencilMatrix::from_csr(A, {g[0], g[1], g[2]});
+    struct_ilu_->numeric(DefaultDevice::execution_space(), S);
+    if (stencil_operator_) stencil_operator_->numeric(DefaultDevice::execution_space(), S);
+    return;
   }
   const HostCsr& p = built_from_;
   const std::string differs = "preconditioner " + name +

@@ -39,9 +39,9 @@ struct Candidate {
   bool boosted = false;
   std::string auto_reason;  // the first candidate of auto: why it was chosen
   std::optional<BuiltPreconditioner> built;
-  std::unique_ptr<BsrOperator<double, Device>> op;  // dd: the reordered system; else null (the caller's)
-  std::string setup_error;                          // a failed pivot: skipped
-  std::exception_ptr setup_exception;               // that PivotError, to rethrow
+  std::shared_ptr<const LinearOperator<double, Device>> op;  // dd, structilu: the reordered system; else null
+  std::string setup_error;                                   // a failed pivot: skipped
+  std::exception_ptr setup_exception;                        // that PivotError, to rethrow
   double setup_seconds = 0;
 };
 
@@ -83,7 +83,7 @@ struct Solver::State {
       c.built->auto_reason = c.auto_reason;
       c.built->setup_report = c.auto_reason + (c.built->setup_report.empty() ? "" : "\n" + c.built->setup_report);
     }
-    if (c.built->reordered()) c.op = std::make_unique<BsrOperator<double, Device>>(c.built->reordered_matrix());
+    if (c.built->reordered()) c.op = c.built->reordered_operator();
     return true;
   }
 
@@ -195,7 +195,7 @@ SolveReport Solver::solve(const_vector_type b, vector_type x) {
     attempt.setup_seconds = was_built ? 0 : c.setup_seconds;
     KrylovOptions o = options_.krylov;
     o.max_iterations = std::max(0, options_.krylov.max_iterations - used);
-    const LinearOperator<double, Device>& A = c.op ? static_cast<const LinearOperator<double, Device>&>(*c.op) : s.op;
+    const LinearOperator<double, Device>& A = c.op ? *c.op : s.op;
     M.to_reordered(b, s.work_b);
     M.to_reordered(s.best_x, s.work_x);
     const auto t0 = now();

@@ -8,7 +8,9 @@
 //   ilu0-kk                global ILU0 applied with Kokkos Kernels' sptrsv
 //   dd[:DD-APPLY]          the domain-decomposition ILDU0 (seed 000), reordered numbering
 //   structilu[:KIND]       StructILU (seed 003) of a stencil matrix: ilu0 (default), ilu1, ic0,
-//                          ic1; needs options.grid (the matrix's stencil is read from A)
+//                          ic1; needs options.grid (the matrix's stencil is read from A);
+//                          reordered numbering (its layout order, a stencil operator) unless
+//                          options.structilu_layout is false
 //   auto                   jacobi, dd or ilu0, by the rule of preconditioner_choice.hpp
 //
 // TRSV names a TrsvAlgorithm (default auto), DD-APPLY a DdApply (default by
@@ -17,7 +19,8 @@
 // no kernel.
 //
 //   auto M = make_preconditioner("dd:dag-ec-ilduo-fused", A_point, A_device_bsr, options);
-//   BsrOperator<> op(M.reordered() ? M.reordered_matrix() : A_device_bsr);
+//   BsrOperator<> natural(A_device_bsr);
+//   const LinearOperator<>& op = M.reordered() ? *M.reordered_operator() : natural;
 //   M.to_reordered(b, br);  bicgstab(op, *M.preconditioner, br, xr);  M.from_reordered(xr, x);
 #include <Kokkos_Core.hpp>
 
@@ -32,6 +35,7 @@
 #include "trellis/dd/dd_options.hpp"
 #include "trellis/ilu/pivot_options.hpp"
 #include "trellis/partition/partition.hpp"
+#include "trellis/solvers/linear_operator.hpp"
 #include "trellis/solvers/preconditioner.hpp"
 #include "trellis/trsv/algorithm.hpp"
 
@@ -43,6 +47,8 @@ template <class Scalar, class Device>
 class GlobalIlu0;
 template <class Scalar, class Device>
 class StructIlu;
+template <class Scalar, class Device>
+class StencilOperator;
 
 enum class PreconditionerKind { none, jacobi, gs, sgs, ilu0, ilu0_kk, dd, structilu, automatic };
 
@@ -66,6 +72,11 @@ struct PreconditionerOptions {
   ordinal_t subdomain_rows = 0;  // block rows per subdomain; 0 = automatic (DdOptions::subdomain_rows)
   ordinal_t node_size = 0;       // block rows of a mesh node kept whole; 0 detects, 1 none (DdOptions::node_size)
   bool coupling_weights = true;  // METIS edges weighted by coupling strength (DdOptions::coupling_weights)
+  // structilu: the Krylov solve in StructILU's layout order, on a stencil
+  // operator (reordered(): one permutation at the start and one at the end
+  // of a solve); false: the preconditioner takes the grid's numbering and
+  // permutes in and out at every application.
+  bool structilu_layout = true;
 };
 
 /// A preconditioner built by name, and what its setup reports.
@@ -90,9 +101,13 @@ class BuiltPreconditioner {
   double analysis_seconds = 0;       // ilu0: level analysis and solve plans; ilu0-kk: KK symbolic; structilu: layout
   double factorization_seconds = 0;  // ilu0, ilu0-kk, structilu (with the value load)
 
-  /// True for dd: the preconditioner works in a reordered numbering. Solve
-  /// with reordered_matrix() on to_reordered(b), and map x back.
-  bool reordered() const { return reordering_ != nullptr; }
+  /// True for dd and structilu (unless options.structilu_layout is false):
+  /// the preconditioner works in a reordered numbering. Solve with
+  /// reordered_operator() on to_reordered(b), and map x back.
+  bool reordered() const { return reordering_ != nullptr || stencil_operator_ != nullptr; }
+  /// The system in the reordered numbering: dd's reordered block matrix,
+  /// structilu's stencil operator in its layout order (Error otherwise).
+  std::shared_ptr<const LinearOperator<double, DefaultDevice>> reordered_operator() const;
   /// dd: the system matrix in the reordered numbering (Error otherwise).
   const BsrMatrix<double, DefaultDevice>& reordered_matrix() const;
   /// x in the original numbering -> xr in the preconditioner's, and back;
@@ -118,6 +133,7 @@ class BuiltPreconditioner {
   std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;  // dd
   std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;             // ilu0
   std::shared_ptr<StructIlu<double, DefaultDevice>> struct_ilu_;               // structilu
+  std::shared_ptr<StencilOperator<double, DefaultDevice>> stencil_operator_;   // structilu in its layout order
   // What numeric() needs to build the other kinds again: the options, and
   // the matrix they were built from (shared, not copied: its pattern).
   PreconditionerOptions options_;

@@ -1,6 +1,9 @@
 #pragma once
-// StructILU (seed 003) as a preconditioner in the natural numbering; splits
-// as K1 = L, K2 = U.
+// StructILU (seed 003) as a preconditioner; splits as K1 = L, K2 = U.
+// Numbering::natural takes and returns vectors in the grid's numbering (each
+// application permutes in and out); Numbering::layout works in the
+// StructIlu's layout order, as a StencilOperator does, so that a Krylov
+// solve in that order permutes only at its start and end.
 #include <Kokkos_Core.hpp>
 #include <memory>
 
@@ -15,22 +18,41 @@ class StructIluPreconditioner : public Preconditioner<Scalar, Device> {
   using typename Preconditioner<Scalar, Device>::execution_space;
   using typename Preconditioner<Scalar, Device>::vector_type;
   using typename Preconditioner<Scalar, Device>::const_vector_type;
-  explicit StructIluPreconditioner(std::shared_ptr<const StructIlu<Scalar, Device>> ilu) : ilu_(std::move(ilu)) {}
+  enum class Numbering { natural, layout };
+  explicit StructIluPreconditioner(std::shared_ptr<const StructIlu<Scalar, Device>> ilu,
+                                   Numbering numbering = Numbering::natural)
+      : ilu_(std::move(ilu)), numbering_(numbering) {}
   const StructIlu<Scalar, Device>& factors() const { return *ilu_; }
+  Numbering numbering() const { return numbering_; }
 
  protected:
   void apply_on(const execution_space& space, const_vector_type r, vector_type z) const override {
-    ilu_->apply(space, r, z);
+    if (numbering_ == Numbering::natural) return ilu_->apply(space, r, z);
+    copy_in(space, r, z);
+    ilu_->apply_layout(space, z);
   }
   void apply_left_on(const execution_space& space, const_vector_type r, vector_type z) const override {
-    ilu_->lower_solve(space, r, z);
+    if (numbering_ == Numbering::natural) return ilu_->lower_solve(space, r, z);
+    copy_in(space, r, z);
+    ilu_->lower_solve_layout(space, z);
   }
   void apply_right_on(const execution_space& space, const_vector_type r, vector_type z) const override {
-    ilu_->upper_solve(space, r, z);
+    if (numbering_ == Numbering::natural) return ilu_->upper_solve(space, r, z);
+    copy_in(space, r, z);
+    ilu_->upper_solve_layout(space, z);
   }
 
  private:
+  // The layout solves work in place: z = r first (sizes checked).
+  void copy_in(const execution_space& space, const_vector_type r, vector_type z) const {
+    const size_t n = size_t(ilu_->num_rows());
+    if (r.extent(0) != n || z.extent(0) != n)
+      throw InputError("structilu: vectors of " + std::to_string(r.extent(0)) + " and " + std::to_string(z.extent(0)) +
+                       " values for a matrix of " + std::to_string(n) + " rows");
+    Kokkos::deep_copy(space, z, r);
+  }
   std::shared_ptr<const StructIlu<Scalar, Device>> ilu_;
+  Numbering numbering_;
 };
 
 }  // namespace trellis
