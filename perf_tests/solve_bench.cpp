@@ -204,8 +204,7 @@ int main(int argc, char** argv) {
       // A solve in the preconditioner's numbering (dd: the reordered system).
       const auto solve = [&](const BuiltPreconditioner& M, double setup_s) {
         const BsrOperator<double, Device> natural(A.matrix());
-        const auto reordered = M.reordered() ? M.reordered_operator() : nullptr;
-        const LinearOperator<double, Device>& op = reordered ? *reordered : natural;
+        const LinearOperator<double, Device>& op = M.reordered() ? M.reordered_operator() : natural;
         Vector b_solver("b_solver", n);
         M.to_reordered(b, b_solver);
         runs.push_back(time_solve(M.name, setup_s, op, *M.preconditioner, b_solver, o, ws));

@@ -81,7 +81,7 @@ TEST(Labels, EveryKernelAndAllocationOfASolveIsNamedTrellis) {
     options.grid = p.grid;  // structilu needs it
     const BuiltPreconditioner M = make_preconditioner(name, p.matrix, A, options);
     const BsrOperator<double, Device> natural(A);
-    const LinearOperator<double, Device>& op = M.reordered() ? *M.reordered_operator() : natural;
+    const LinearOperator<double, Device>& op = M.reordered() ? M.reordered_operator() : natural;
     Kokkos::View<double*, Device> b("trellis::test::b", A.num_rows()), x("trellis::test::x", A.num_rows());
     Kokkos::deep_copy(b, 1.0);
     KrylovOptions o;

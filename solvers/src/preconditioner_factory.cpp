@@ -104,6 +104,7 @@ struct PreconditionerFactory {
         out.setup_report = dd->report().describe();
         out.preconditioner = std::make_shared<DdPreconditioner<double, Device>>(dd, v, true);
         out.reordering_ = dd;
+        out.reordered_operator_ = std::make_shared<BsrOperator<double, Device>>(dd->reordered_matrix());  // its Views
         break;
       }
       case PreconditionerKind::automatic: break;  // chosen above
@@ -118,8 +119,10 @@ struct PreconditionerFactory {
         auto ilu = std::make_shared<StructIlu<double, Device>>(S, opt);
         out.struct_ilu_ = ilu;
         using Numbering = StructIluPreconditioner<double, Device>::Numbering;
-        if (o.structilu_layout)
+        if (o.structilu_layout) {
           out.stencil_operator_ = std::make_shared<StencilOperator<double, Device>>(Device::execution_space(), *ilu, S);
+          out.reordered_operator_ = out.stencil_operator_;
+        }
         out.analysis_seconds = ilu->layout_seconds();
         out.factorization_seconds = ilu->factorization_seconds();
         out.setup_report = std::string("StructILU ") + to_string(opt.kind) + " on stencil " +
@@ -137,9 +140,10 @@ struct PreconditionerFactory {
   }
 };
 
-std::shared_ptr<const LinearOperator<double, DefaultDevice>> BuiltPreconditioner::reordered_operator() const {
-  if (stencil_operator_) return stencil_operator_;
-  return std::make_shared<BsrOperator<double, Device>>(reordered_matrix());  // shares the matrix's Views
+const LinearOperator<double, DefaultDevice>& BuiltPreconditioner::reordered_operator() const {
+  if (!reordered_operator_)
+    throw Error("preconditioner " + name + " works in the original numbering: no reordered operator");
+  return *reordered_operator_;
 }
 
 const BsrMatrix<double, DefaultDevice>& BuiltPreconditioner::reordered_matrix() const {

@@ -39,9 +39,9 @@ struct Candidate {
   bool boosted = false;
   std::string auto_reason;  // the first candidate of auto: why it was chosen
   std::optional<BuiltPreconditioner> built;
-  std::shared_ptr<const LinearOperator<double, Device>> op;  // dd, structilu: the reordered system; else null
-  std::string setup_error;                                   // a failed pivot: skipped
-  std::exception_ptr setup_exception;                        // that PivotError, to rethrow
+  const LinearOperator<double, Device>* op = nullptr;  // dd, structilu: the reordered system (built's)
+  std::string setup_error;                             // a failed pivot: skipped
+  std::exception_ptr setup_exception;                  // that PivotError, to rethrow
   double setup_seconds = 0;
 };
 
@@ -83,7 +83,7 @@ struct Solver::State {
       c.built->auto_reason = c.auto_reason;
       c.built->setup_report = c.auto_reason + (c.built->setup_report.empty() ? "" : "\n" + c.built->setup_report);
     }
-    if (c.built->reordered()) c.op = c.built->reordered_operator();
+    if (c.built->reordered()) c.op = &c.built->reordered_operator();
     return true;
   }
 

@@ -20,7 +20,7 @@
 //
 //   auto M = make_preconditioner("dd:dag-ec-ilduo-fused", A_point, A_device_bsr, options);
 //   BsrOperator<> natural(A_device_bsr);
-//   const LinearOperator<>& op = M.reordered() ? *M.reordered_operator() : natural;
+//   const LinearOperator<>& op = M.reordered() ? M.reordered_operator() : natural;
 //   M.to_reordered(b, br);  bicgstab(op, *M.preconditioner, br, xr);  M.from_reordered(xr, x);
 #include <Kokkos_Core.hpp>
 
@@ -106,8 +106,10 @@ class BuiltPreconditioner {
   /// reordered_operator() on to_reordered(b), and map x back.
   bool reordered() const { return reordering_ != nullptr || stencil_operator_ != nullptr; }
   /// The system in the reordered numbering: dd's reordered block matrix,
-  /// structilu's stencil operator in its layout order (Error otherwise).
-  std::shared_ptr<const LinearOperator<double, DefaultDevice>> reordered_operator() const;
+  /// structilu's stencil operator in its layout order (Error otherwise). It
+  /// lives as long as this object (or one it was moved to) and takes the
+  /// values numeric() gives.
+  const LinearOperator<double, DefaultDevice>& reordered_operator() const;
   /// dd: the system matrix in the reordered numbering (Error otherwise).
   const BsrMatrix<double, DefaultDevice>& reordered_matrix() const;
   /// x in the original numbering -> xr in the preconditioner's, and back;
@@ -130,10 +132,11 @@ class BuiltPreconditioner {
 
  private:
   friend struct PreconditionerFactory;
-  std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;  // dd
-  std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;             // ilu0
-  std::shared_ptr<StructIlu<double, DefaultDevice>> struct_ilu_;               // structilu
-  std::shared_ptr<StencilOperator<double, DefaultDevice>> stencil_operator_;   // structilu in its layout order
+  std::shared_ptr<DomainDecompositionIlu<double, DefaultDevice>> reordering_;        // dd
+  std::shared_ptr<GlobalIlu0<double, DefaultDevice>> global_ilu0_;                   // ilu0
+  std::shared_ptr<StructIlu<double, DefaultDevice>> struct_ilu_;                     // structilu
+  std::shared_ptr<StencilOperator<double, DefaultDevice>> stencil_operator_;         // structilu in its layout order
+  std::shared_ptr<const LinearOperator<double, DefaultDevice>> reordered_operator_;  // dd, structilu
   // What numeric() needs to build the other kinds again: the options, and
   // the matrix they were built from (shared, not copied: its pattern).
   PreconditionerOptions options_;
