@@ -121,10 +121,10 @@ class StructIlu {
   double layout_seconds() const { return layout_seconds_; }
   double factorization_seconds() const { return factorization_seconds_; }
   int boosted_pivots() const { return boosted_; }
-
- private:
+  /// InputError unless r and z hold num_rows() values each.
   void check_sizes(const_vector_type r, vector_type z) const;
 
+ private:
   StructIluOptions options_;
   Stencil stencil_;  // the factors' stencil (with ILU(1)'s fill)
   std::array<int, 3> grid_;

@@ -104,7 +104,7 @@ class BuiltPreconditioner {
   /// True for dd and structilu (unless options.structilu_layout is false):
   /// the preconditioner works in a reordered numbering. Solve with
   /// reordered_operator() on to_reordered(b), and map x back.
-  bool reordered() const { return reordering_ != nullptr || stencil_operator_ != nullptr; }
+  bool reordered() const { return reordered_operator_ != nullptr; }
   /// The system in the reordered numbering: dd's reordered block matrix,
   /// structilu's stencil operator in its layout order (Error otherwise). It
   /// lives as long as this object (or one it was moved to) and takes the

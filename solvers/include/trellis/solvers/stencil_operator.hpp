@@ -97,10 +97,6 @@ class StencilOperator : public LinearOperator<Scalar, Device> {
   }
 
   ordinal_t num_rows() const override { return ordinal_t(A_.n * A_.dof); }
-  /// The bytes one apply reads and writes at least: A's blocks, x and y.
-  double bytes_per_apply() const {
-    return (double(A_.values.extent(0)) + 2.0 * double(A_.n) * A_.dof) * sizeof(Scalar);
-  }
 
  protected:
   void apply_on(const execution_space& space, const_vector_type x, vector_type y) const override {

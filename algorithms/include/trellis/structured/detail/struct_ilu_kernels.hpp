@@ -242,6 +242,13 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     auto q_of = [&](int e) {
       return neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
     };
+    auto l_row = [&](int e, long q, Scalar* l) {  // row r of L(p,q) = W D(q)^{-1}
+      for (int c = 0; c < B; ++c) {
+        Scalar sum = 0;
+        for (int m = 0; m < B; ++m) sum += values(F.at(e, pos, r, m)) * values(F.at(centre, q, m, c));
+        l[c] = sum;
+      }
+    };
     if (B == 1 || phase == 0) {
       constexpr int local_capacity = 128;  // row r's lower entries, as in eliminate_row
       Scalar local[local_capacity];
@@ -272,12 +279,8 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
       for (int e = 0; e < centre; ++e) {
         const long q = q_of(e);
         if (q < 0) continue;
-        Scalar l[B];  // row r of L(p,q) = W D(q)^{-1}
-        for (int c = 0; c < B; ++c) {
-          Scalar sum = 0;
-          for (int m = 0; m < B; ++m) sum += values(F.at(e, pos, r, m)) * values(F.at(centre, q, m, c));
-          l[c] = sum;
-        }
+        Scalar l[B];
+        l_row(e, q, l);
         for (int c = 0; c < B; ++c) {  // A(p,p) -= L(p,q) Wᵀ, row r
           Scalar sum = 0;
           for (int m = 0; m < B; ++m) sum += l[m] * values(F.at(e, pos, c, m));
@@ -291,11 +294,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         const long q = q_of(e);
         if (q < 0) continue;
         Scalar l[B];
-        for (int c = 0; c < B; ++c) {
-          Scalar sum = 0;
-          for (int m = 0; m < B; ++m) sum += values(F.at(e, pos, r, m)) * values(F.at(centre, q, m, c));
-          l[c] = sum;
-        }
+        l_row(e, q, l);
         for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = l[c];
       }
     }
@@ -470,29 +469,24 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     }
     x(p.position * B + r) = lower || B > 1 || transposed ? acc : values(F.at(centre, p.position, 0, 0)) * acc;
   };
-  // Backward sweep, B > 1: x(p) = U(p,p)^{-1} (the B rows the lanes left)
-  auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) {
+  // x(pos) = D(pos)^{-1} x(pos), B > 1: the backward sweep's last step at
+  // each point (the B rows its lanes left), or IC's pass before its sweep
+  auto inverse_diagonal_times = [=] KOKKOS_FUNCTION(long pos) {
     Scalar acc[B];
-    for (int c = 0; c < B; ++c) acc[c] = Kokkos::volatile_load(&x(p.position * B + c));
+    for (int c = 0; c < B; ++c) acc[c] = Kokkos::volatile_load(&x(pos * B + c));
     for (int r = 0; r < B; ++r) {
       Scalar s = 0;
-      for (int c = 0; c < B; ++c) s += values(F.at(centre, p.position, r, c)) * acc[c];
-      x(p.position * B + r) = s;
+      for (int c = 0; c < B; ++c) s += values(F.at(centre, pos, r, c)) * acc[c];
+      x(pos * B + r) = s;
     }
   };
+  auto apply_inverse_diagonal = KOKKOS_LAMBDA(const SweepPoint& p) { inverse_diagonal_times(p.position); };
   const char* label = lower ? "trellis::structilu::lower_solve" : "trellis::structilu::upper_solve";
   if (transposed && B > 1)
     Kokkos::parallel_for(
         "trellis::structilu::apply_inverse_diagonal",
-        trellis::RangePolicy<typename Device::execution_space>(space, 0, F.n), KOKKOS_LAMBDA(long pos) {
-          Scalar v[B];
-          for (int c = 0; c < B; ++c) v[c] = x(pos * B + c);
-          for (int r = 0; r < B; ++r) {
-            Scalar s = 0;
-            for (int c = 0; c < B; ++c) s += values(F.at(centre, pos, r, c)) * v[c];
-            x(pos * B + r) = s;
-          }
-        });
+        trellis::RangePolicy<typename Device::execution_space>(space, 0, F.n),
+        KOKKOS_LAMBDA(long pos) { inverse_diagonal_times(pos); });
   if (lower || B == 1 || transposed)  // not constexpr: nvcc's extended lambdas cannot capture inside one
     wavefront_sweep(space, L, lower, label, prefetch, body, B);
   else

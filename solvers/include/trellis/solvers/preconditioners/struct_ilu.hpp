@@ -45,10 +45,7 @@ class StructIluPreconditioner : public Preconditioner<Scalar, Device> {
  private:
   // The layout solves work in place: z = r first (sizes checked).
   void copy_in(const execution_space& space, const_vector_type r, vector_type z) const {
-    const size_t n = size_t(ilu_->num_rows());
-    if (r.extent(0) != n || z.extent(0) != n)
-      throw InputError("structilu: vectors of " + std::to_string(r.extent(0)) + " and " + std::to_string(z.extent(0)) +
-                       " values for a matrix of " + std::to_string(n) + " rows");
+    ilu_->check_sizes(r, z);
     Kokkos::deep_copy(space, z, r);
   }
   std::shared_ptr<const StructIlu<Scalar, Device>> ilu_;
