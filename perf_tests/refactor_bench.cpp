@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   bench::record_command(argc, argv);  // before Kokkos takes its options out
   std::vector<std::string> problems = {"blocklap3d:40x40x40:b=3", "convdiff3d:64x64x64", "layered3d:64x64x32"};
   std::string json;
-  bool real = true, coupling_weights = true, quick = false;
+  bool real = true, coupling_weights = true, quick = false, pattern_copies = false;
   bench::CommandLine cl("refactor_bench",
                         "Numeric refactorization against cuSPARSE csrilu02, and 10-step sequences of new values and "
                         "solves; then the matrices of $TRELLIS_MATRICES (MANIFEST.tsv and training/).");
@@ -192,6 +192,9 @@ int main(int argc, char** argv) {
             coupling_weights = w == "on";
           },
           "DdOptions::coupling_weights: on (default) or off")
+      .flag("--pattern-copies", pattern_copies,
+            "give each step's matrix its own copy of the pattern arrays (numeric() then compares them on the "
+            "device); by default the steps share step 0's, as an application's loop does")
       .flag("--quick", quick, "two small generated problems, no real matrices (a CPU smoke check)");
   if (const int rc = cl.parse(argc, argv); rc >= 0) return rc;
   if (quick) {
@@ -220,15 +223,24 @@ int main(int argc, char** argv) {
       o.max_iterations = 2000;
       std::printf("\n%s: %zu rows, block size %d, %d steps, tolerance %.0e\n", p.name.c_str(), n, blocks0.block_size,
                   steps, o.rel_tol);
-      // Every step's matrix on the device, as BSR and as point CSR.
+      // Every step's matrix on the device, as BSR and as point CSR: new values
+      // in step 0's pattern arrays (an application's loop), or, with
+      // --pattern-copies, arrays of its own that numeric() compares.
       std::vector<BsrMatrix<double, Device>> bsr;
       std::vector<CsrMatrix<double, Device>> csr;
       for (int k = 0; k <= steps; ++k) {
         const double s = 1 + 0.02 * k;
-        bsr.push_back(copy_to<Device>(scaled_diagonal(blocks0, s)));
+        const auto b_k = copy_to<Device>(scaled_diagonal(blocks0, s));
         const HostBsr point = scaled_diagonal(csr_to_bsr(p.matrix, 1), s);
+        const auto c_k =
+            copy_to<Device>(HostCsr(p.matrix.num_rows, p.matrix.num_cols, point.row_map, point.entries, point.values));
+        const bool own = k == 0 || pattern_copies;
+        bsr.push_back(own ? b_k
+                          : BsrMatrix<double, Device>(b_k.block_size, b_k.num_block_rows, b_k.num_block_cols,
+                                                      bsr[0].row_map, bsr[0].entries, b_k.values));
         csr.push_back(
-            copy_to<Device>(HostCsr(p.matrix.num_rows, p.matrix.num_cols, point.row_map, point.entries, point.values)));
+            own ? c_k
+                : CsrMatrix<double, Device>(c_k.num_rows, c_k.num_cols, csr[0].row_map, csr[0].entries, c_k.values));
       }
       Vector ones("ones", n), b("b", n), b_dd("b_dd", n);
       Kokkos::deep_copy(ones, 1.0);

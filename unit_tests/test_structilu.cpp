@@ -3,6 +3,7 @@
 // the serial block ILU(0) reference on every stencil and DoF 1-8, odd grids
 // included; named errors; the sweeps under a deadlock watchdog.
 #include <algorithm>
+#include <array>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -509,6 +510,41 @@ TYPED_TEST(StructIluTest, EverySolveEntryPointMatchesTheReference) {
       M.apply_layout(space(), x), M.from_layout(space(), x, z), check(full, "apply_layout");
     });
   }
+}
+
+TYPED_TEST(StructIluTest, DofTwoWideSweepsInChunksOfTwelveMatchTheReference) {
+  // The DoF 2 sweeps of Box-27P and Diamond-25P with 12 entries' loads at
+  // a time (sweep_chunk gives 8): the chunking that gave NaN or wrong solves
+  // on CUDA. Same arithmetic in the same order as the library's sweep.
+  using space = typename TypeParam::execution_space;
+  for (StencilShape shape : {StencilShape::box27, StencilShape::diamond25})
+    for (const std::array<int, 3> grid : {std::array<int, 3>{6, 6, 6}, std::array<int, 3>{7, 5, 4}}) {
+      const Stencil st(shape);
+      const auto A = gallery::stencil_problem(st, grid, 2, gallery::StencilPde::dominant, test::fresh_seed());
+      SCOPED_TRACE(st.name() + " grid " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+                   std::to_string(grid[2]));
+      const reference::Ilu0Factors ref = reference::ilu0(A.to_bsr());
+      ASSERT_LT(ref.bad_row, 0);
+      const auto seed = test::fresh_seed();
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      const Vec r = test::random_vector(size_t(A.num_rows()), seed);
+      const Vec lower = reference::detail::unit_lower_solve(ref, r), full = reference::ilu0_apply(ref, r);
+      StructIlu<double, TypeParam> M(A, StructIluOptions{});
+      auto L = M.layout();
+      structured::fresh_progress(L);  // flags of its own
+      Kokkos::View<double*, TypeParam> x("x", r.size()), z("z", r.size());
+      for (int round = 0; round < 2; ++round) {
+        test::run_with_watchdog("structilu chunks of 12", 120, [&] {
+          M.to_layout(space(), test::device_vector<TypeParam>(r), x);
+          structured::detail::triangular_sweep_of<2, 16, double, TypeParam, 12>(space(), L, M.factors(), x, true);
+          M.from_layout(space(), x, z);
+          EXPECT_LT(test::relative_error(test::host_vector(z), lower), 1e-11) << "lower, round " << round;
+          structured::detail::triangular_sweep_of<2, 16, double, TypeParam, 12>(space(), L, M.factors(), x, false);
+          M.from_layout(space(), x, z);
+          EXPECT_LT(test::relative_error(test::host_vector(z), full), 1e-11) << "lower and upper, round " << round;
+        });
+      }
+    }
 }
 
 TYPED_TEST(StructIluTest, IcRefusesANonsymmetricMatrix) {

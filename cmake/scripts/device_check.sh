@@ -30,7 +30,8 @@
 # areas, TRELLIS_DEVICE_TARGETS="test_a test_b" builds only those targets and
 # TRELLIS_UNIT_TESTS=REGEX runs only the unit tests it matches.
 #
-# Needs .deps/src and .device-carry (cmake/scripts/prepare_device_carry.sh).
+# Needs .device-carry (cmake/scripts/prepare_device_carry.sh) and .deps/src, or
+# a Kokkos already built for CUDA: .deps/install/cuda with .deps/src/kokkos/bin.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 what="${1:-all}"
@@ -59,9 +60,26 @@ step() {  # step NAME CMD...: runs, logs to $out/NAME.log, records pass/fail and
 finish() { echo; echo "== device_check summary =="; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; printf '%s\n' "${summary[@]}"; }
 trap finish EXIT
 
+# Kokkos for CUDA: carried already built (.deps/install/cuda, made on a host with
+# nvcc by check_cuda_compile.sh; its config names .deps/src/kokkos/bin/nvcc_wrapper,
+# so carry that folder too), else built here from the carried .deps/src.
+cuda_prefix="$TRELLIS_DEPS/install/cuda"
 deps() {
-  mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
-  TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda || return 1
+  if ls "$repo"/.deps/install/cuda/.trellis-* >/dev/null 2>&1 && [ -x "$repo/.deps/src/kokkos/bin/nvcc_wrapper" ]; then
+    cuda_prefix="$repo/.deps/install/cuda"
+    echo "using the carried Kokkos build in $cuda_prefix"
+    # Its CMake files name the build host's CUDA libraries (/usr/local/cuda/lib/):
+    # pointed at this machine's where those are absent.
+    local stubs
+    stubs="$(dirname "$(find /usr/local/cuda/ -name libcuda.so -path '*stubs*' | head -1)")"
+    if [ ! -e /usr/local/cuda/lib/libcudart.so ] && [ -f "$stubs/libcuda.so" ]; then
+      grep -rl "/usr/local/cuda/lib/" "$cuda_prefix/lib/cmake" |
+        xargs -r sed -i "s#/usr/local/cuda/lib/stubs/#$stubs/#g; s#/usr/local/cuda/lib/#$(dirname "$stubs")/#g"
+    fi
+  else
+    mkdir -p "$TRELLIS_DEPS" && rm -rf "$TRELLIS_DEPS/src" && cp -r "$repo/.deps/src" "$TRELLIS_DEPS/src"
+    TRELLIS_JOBS=16 bash "$repo/cmake/deps/setup_deps.sh" --no-apt cuda || return 1
+  fi
   # GoogleTest, METIS, nlohmann-json and CLI11 are not installed there: build / unpack
   # the carried ones (every carried .deb into one folder, $work/metis).
   cmake -S "$carry/googletest" -B "$work/gtest-build" -DCMAKE_INSTALL_PREFIX="$work/gtest" \
@@ -70,12 +88,12 @@ deps() {
   for d in "$carry"/debs/*.deb; do dpkg -x "$d" "$work/metis"; done
 }
 configure() {
-  local prefix="$TRELLIS_DEPS/install/cuda"
+  local prefix="$cuda_prefix"
   find "$prefix" -name '*Config.cmake'
   cmake -S "$repo" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
     -DKokkosKernels_DIR="$(dirname "$(find "$prefix" -name KokkosKernelsConfig.cmake | head -1)")" \
-    -DCMAKE_CXX_COMPILER="$TRELLIS_DEPS/install/cuda/bin/nvcc_wrapper" \
-    -DKokkos_ROOT="$TRELLIS_DEPS/install/cuda" -DKokkosKernels_ROOT="$TRELLIS_DEPS/install/cuda" \
+    -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" \
+    -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
     -DCMAKE_PREFIX_PATH="$prefix;$work/gtest;$work/metis/usr" ${TRELLIS_DEVICE_CMAKE_ARGS:-} \
     -DMETIS_INCLUDE_DIR="$work/metis/usr/include" \
     -DMETIS_LIBRARY="$(ls "$work"/metis/usr/lib/x86_64-linux-gnu/libmetis.so* | head -1)" \

@@ -367,12 +367,20 @@ struct HalfShifts {
   int count = 0;          // entries of the half, if fewer than E
 };
 
+/// Entries whose loads a sweep's body issues together (see its comment):
+/// at B = 1 all entries, or 7 on the wide stencils; at B > 1 about 24
+/// values on the wide stencils (E = 16), 8 entries at B = 2; else 1.
+template <int B, int E>
+constexpr int sweep_chunk() {
+  return B == 1 ? (E < 8 ? E : 7) : E == 16 ? (B == 2 ? 8 : 24 / B) : 1;
+}
+
 /// x = L^{-1} x (unit lower, forward sweep) or x = U^{-1} x (backward sweep,
 /// the centre entry holding U's inverse diagonal blocks), in place, layout
 /// order, B values per point. A point runs as B lanes (seed 003's DoF
 /// threads per grid point), lane r computing row r; in the backward sweep
 /// one lane then applies the inverse diagonal block to the B rows.
-template <int B, int E, class Scalar, class Device>
+template <int B, int E, class Scalar, class Device, int Chunk = sweep_chunk<B, E>()>
 void triangular_sweep_of(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
                          const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
   using State = SweepState<B, Scalar, E>;
@@ -423,11 +431,17 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // itself, nvcc kept one or two entries' loads in flight at a time (box27
   // DoF 6: a level 1.5x the time of DoF 8's; box27 DoF 1: seven L2 round
   // trips a level, ncu). Chunks of about 24 values on the wide stencils
-  // (E = 16) at B > 2, 8 entries at B = 2 (12 gave wrong solves on CUDA
-  // for a reason not found, perf_tests/journal/RESULTS.md); at B = 1 all entries, or 7 (two
+  // (E = 16) at B > 2, 8 entries at B = 2; at B = 1 all entries, or 7 (two
   // chunks) on the wide stencils, whose 13 at once took 207 registers;
   // entry by entry elsewhere, as nvcc chose fewer registers for it.
-  constexpr int chunk = B == 1 ? (E < 8 ? E : 7) : E == 16 ? (B == 2 ? 8 : 24 / B) : 1;
+  //
+  // A chunk's values start at zero and its products run for every entry,
+  // with no second in-grid test: ptxas (CUDA 13.0, sm_90) at -O2 and -O3
+  // dropped the twelfth entry's product of a 12-entry chunk at B = 2 when the
+  // products were guarded by the in-grid bit again (the same PTX is right at
+  // -O0/-O1 and with -G; not a cache or register effect: wrong with L1
+  // bypassed and at 128 registers; DofTwoWideSweepsInChunksOfTwelveMatchTheReference).
+  constexpr int chunk = Chunk;
   auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
 #pragma unroll
@@ -443,7 +457,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     }
 #pragma unroll
     for (int first = 0; first < State::max_entries && chunk > 1; first += chunk) {
-      Scalar xq[chunk][B], a[chunk][B];
+      Scalar xq[chunk][B] = {}, a[chunk][B] = {};  // zero: an entry outside the grid adds 0 x 0
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
@@ -455,11 +469,8 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
                                       : values(F.at_entry(e0 + e, p.position, q, r, c));
       }
 #pragma unroll
-      for (int u = 0; u < chunk; ++u) {
-        const int e = first + u;
-        if (e >= State::max_entries || !((st.inside >> e) & 1u)) continue;
-        for (int c = 0; c < B; ++c) acc -= a[u][c] * xq[u][c];
-      }
+      for (int u = 0; u < chunk; ++u)
+        for (int c = 0; c < B && first + u < State::max_entries; ++c) acc -= a[u][c] * xq[u][c];
     }
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
