@@ -346,7 +346,7 @@ JsonObject solve_case(const SolveCase& c, double scale) {
   {  // the paper's way (and the factory's): the Krylov solve in the layout order on a stencil SpMV
     const Kokkos::DefaultExecutionSpace space;
     Kokkos::Timer t;
-    const StencilOperator<double, Device> op_layout(space, *ilu, A);
+    const StencilOperator<double, Device> op_layout(space, *ilu);  // A from the preconditioner's device copy
     space.fence();
     const double operator_s = t.seconds();
     StructIluPreconditioner<double, Device> M_layout(ilu, StructIluPreconditioner<double, Device>::Numbering::layout);

@@ -397,30 +397,59 @@ TYPED_TEST(StructIluTest, IcStoresOneFactorAndMatchesTheReferenceAtEveryStencilA
   EXPECT_HAS(test::error_of<InputError>([&] { StructIlu<double, TypeParam> M(lopsided, ic0); }), "without its mirror");
 }
 
+/// y = A x through op (layout order) against the serial CSR product in the
+/// grid's numbering; an unwritten row stays NaN and fails.
+template <class Device>
+void expect_stencil_product(const StructIlu<double, Device>& M, const StencilOperator<double, Device>& op,
+                            const StencilMatrix& A, const std::string& what) {
+  using space = typename Device::execution_space;
+  const auto seed = test::fresh_seed();
+  const Vec x = test::random_vector(size_t(A.num_rows()), seed);
+  Kokkos::View<double*, Device> xl("xl", x.size()), yl("yl", x.size()), y("y", x.size());
+  Kokkos::deep_copy(yl, std::numeric_limits<double>::quiet_NaN());
+  M.to_layout(space(), test::device_vector<Device>(x), xl);
+  op.apply(xl, yl);
+  M.from_layout(space(), yl, y);
+  EXPECT_LT(test::relative_error(test::host_vector(y), reference::multiply(A.to_csr(), x)), 1e-14)
+      << what << " seed " << seed;
+}
+
 TYPED_TEST(StructIluTest, StencilOperatorInLayoutOrderMatchesTheSerialSpmv) {
-  // y = A x in the preconditioner's layout order against the serial CSR
-  // product in the grid's numbering, every stencil and dof; an unwritten
-  // row stays NaN and fails
+  // every stencil and dof, A uploaded from the host and A taken from the
+  // preconditioner's device copy: ILU(1) (a factor stencil wider than A's)
+  // and IC(1) (A's upper entries read as the transposes of stored lower ones)
   using space = typename TypeParam::execution_space;
   for (StencilShape shape : named_shapes)
     for (int dof = 1; dof <= 8; ++dof) {
       const Stencil st(shape);
+      const std::string what = st.name() + " dof " + std::to_string(dof);
       const auto A = gallery::stencil_problem(st, {7, 5, 4}, dof, gallery::StencilPde::dominant, test::fresh_seed());
       StructIluOptions o;
-      o.kind = StructIluKind::ilu1;  // a factor stencil wider than A's
+      o.kind = StructIluKind::ilu1;
       const StructIlu<double, TypeParam> M(A, o);
-      StencilOperator<double, TypeParam> op(space(), M, A);
-      const auto seed = test::fresh_seed();
-      const Vec x = test::random_vector(size_t(A.num_rows()), seed);
-      const Vec expected = reference::multiply(A.to_csr(), x);
-      Kokkos::View<double*, TypeParam> xl("xl", x.size()), yl("yl", x.size()), y("y", x.size());
-      Kokkos::deep_copy(yl, std::numeric_limits<double>::quiet_NaN());
-      M.to_layout(space(), test::device_vector<TypeParam>(x), xl);
-      op.apply(xl, yl);
-      M.from_layout(space(), yl, y);
-      EXPECT_LT(test::relative_error(test::host_vector(y), expected), 1e-14)
-          << st.name() << " dof " << dof << " seed " << seed;
+      expect_stencil_product(M, StencilOperator<double, TypeParam>(space(), M, A), A, what + " uploaded");
+      expect_stencil_product(M, StencilOperator<double, TypeParam>(space(), M), A, what + " from ilu1");
+      const auto S =
+          gallery::stencil_problem(st, {7, 5, 4}, dof, gallery::StencilPde::dominant_sym, test::fresh_seed());
+      o.kind = StructIluKind::ic1;
+      const StructIlu<double, TypeParam> C(S, o);
+      expect_stencil_product(C, StencilOperator<double, TypeParam>(space(), C), S, what + " from ic1");
     }
+  {  // numeric() from the preconditioner after its numeric(); a mismatch refused
+    const Stencil st(StencilShape::box27);
+    const auto A = gallery::stencil_problem(st, {6, 5, 4}, 3, gallery::StencilPde::dominant_sym, 1);
+    const auto B = gallery::stencil_problem(st, {6, 5, 4}, 3, gallery::StencilPde::dominant_sym, 2);
+    StructIluOptions o;
+    o.kind = StructIluKind::ic0;
+    StructIlu<double, TypeParam> M(A, o);
+    StencilOperator<double, TypeParam> op(space(), M);
+    M.numeric(space(), B);
+    op.numeric(space(), M);
+    expect_stencil_product(M, op, B, "box27 ic0 after numeric");
+    const StructIlu<double, TypeParam> other(
+        gallery::stencil_problem(Stencil(StencilShape::star7), {6, 5, 4}, 3, gallery::StencilPde::dominant, 1));
+    EXPECT_HAS(test::error_of<InputError>([&] { op.numeric(space(), other); }), "same grid, stencil and dof");
+  }
   // numeric() takes new values; another stencil or grid is refused by name
   const Stencil st(StencilShape::star13);
   const auto A = gallery::stencil_problem(st, {6, 5, 4}, 2, gallery::StencilPde::dominant, 1);

@@ -120,7 +120,7 @@ struct PreconditionerFactory {
         out.struct_ilu_ = ilu;
         using Numbering = StructIluPreconditioner<double, Device>::Numbering;
         if (o.structilu_layout) {
-          out.stencil_operator_ = std::make_shared<StencilOperator<double, Device>>(Device::execution_space(), *ilu, S);
+          out.stencil_operator_ = std::make_shared<StencilOperator<double, Device>>(Device::execution_space(), *ilu);
           out.reordered_operator_ = out.stencil_operator_;
         }
         out.analysis_seconds = ilu->layout_seconds();
@@ -180,7 +180,7 @@ void BuiltPreconditioner::numeric(const HostCsr& A) {
     const GridDims& g = options_.grid;
     const StencilMatrix S = StencilMatrix::from_csr(A, {g[0], g[1], g[2]});
     struct_ilu_->numeric(DefaultDevice::execution_space(), S);
-    if (stencil_operator_) stencil_operator_->numeric(DefaultDevice::execution_space(), S);
+    if (stencil_operator_) stencil_operator_->numeric(DefaultDevice::execution_space(), *struct_ilu_);
     return;
   }
   const HostCsr& p = built_from_;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/device_copy.hpp"
 #include "trellis/core/eti.hpp"
 #include "trellis/core/stopwatch.hpp"
 #include "trellis/ilu/pivot_options.hpp"
@@ -116,6 +117,16 @@ class StructIlu {
   const structured::WavefrontLayout<Device>& layout() const { return layout_; }
   /// The factor values in the vector-oriented layout (struct_ilu_kernels.hpp).
   const structured::detail::FactorStorage<Scalar, Device>& factors() const { return factors_; }
+  /// A as last loaded (constructor or numeric()), in the factors' layout
+  /// (IC: its lower entries and centre, the upper ones read through
+  /// FactorStorage::at_entry); ILU(1)'s fill entries 0.
+  structured::detail::FactorStorage<Scalar, Device> loaded_matrix() const {
+    auto A = factors_;
+    A.values = matrix_values_;
+    return A;
+  }
+  /// The matrix's stencil (the factors' is larger for ILU(1)).
+  const std::vector<StencilOffset>& matrix_offsets() const { return matrix_offsets_; }
   /// The factors' memory: IC's one factor holds (centre + 1) / entries of ILU's.
   size_t factor_bytes() const { return factors_.values.extent(0) * sizeof(Scalar); }
   double layout_seconds() const { return layout_seconds_; }
@@ -174,9 +185,7 @@ void load_stencil_values(const typename Device::execution_space& space, const Wa
   const int s = A.stencil().size(), dof = A.dof();
   std::vector<EntryShift> shift_host;
   for (const auto& o : A.stencil().offsets()) shift_host.push_back({o.x, o.y, o.z, 0, 0, 0});
-  Kokkos::View<EntryShift*, Device> a_shift("trellis::structilu::matrix_shifts", s);
-  Kokkos::deep_copy(space, a_shift,
-                    Kokkos::View<const EntryShift*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(shift_host.data(), s));
+  const auto a_shift = to_device_array<Device>(space, shift_host, "trellis::structilu::matrix_shifts");
   Kokkos::View<const double*, Device> a_values;
   {
     Kokkos::View<double*, Device> d(
@@ -290,12 +299,7 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     }
     start.push_back(int(upper.size()));
   }
-  auto to_device = [&](const auto& v, const char* label) {
-    using T = typename std::decay_t<decltype(v)>::value_type;
-    Kokkos::View<T*, Device> d(std::string(label), v.size());
-    Kokkos::deep_copy(space, d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-    return d;
-  };
+  auto to_device = [&](const auto& v, const char* label) { return to_device_array<Device>(space, v, label); };
   update_start_ = to_device(start, "trellis::structilu::update_start");
   update_upper_ = to_device(upper, "trellis::structilu::update_upper");
   update_target_ = to_device(target, "trellis::structilu::update_target");

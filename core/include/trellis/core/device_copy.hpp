@@ -1,8 +1,12 @@
 #pragma once
-// A device matrix that host matrices of one shape are copied into, again
-// and again (numeric refactorizations from host values): allocated at the
-// first upload and whenever the shape changes, reused otherwise.
+// Host data copied to the device: a device matrix that host matrices of one
+// shape are copied into, again and again (numeric refactorizations from host
+// values), allocated at the first upload and whenever the shape changes; and
+// a host vector's copy as a device array.
 #include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
 
 #include "trellis/core/bsr_matrix.hpp"
 
@@ -31,5 +35,17 @@ class DeviceCopy {
   Kokkos::View<ordinal_t*, Device> entries_;
   Kokkos::View<Scalar*, Device> values_;
 };
+
+/// v's copy in a new device array, queued on space (v must outlive the copy:
+/// fence before it goes, as callers of a setup do once at its end).
+template <class Device, class T>
+Kokkos::View<T*, Device> to_device_array(const typename Device::execution_space& space, const std::vector<T>& v,
+                                         const std::string& label) {
+  // initialised: Kokkos 3.4 leaves the destruction of a struct array made
+  // without initialisation unlabelled
+  Kokkos::View<T*, Device> d(Kokkos::view_alloc(space, label), v.size());
+  Kokkos::deep_copy(space, d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+  return d;
+}
 
 }  // namespace trellis
