@@ -12,7 +12,11 @@
 //   numeric factorization: StructILU against the faster of cuSPARSE
 //     csrilu02 on the point CSR and bsrilu02 on the BSR (analysis and
 //     factorization, as they offer no split);
-//   preprocessing: StructILU's layout against cuSPARSE's SpSV analysis.
+//   preprocessing: StructILU's layout against cuSPARSE's SpSV analysis;
+//   the model of each sweep's bound: the larger of levels x the time a
+//     level takes in a one-tile chain (Star-7P at the case's DoF, one tile
+//     of the chosen shape, no wait on another tile) and the bytes moved
+//     over the copy bandwidth; the measured time as a fraction of it.
 // Solves (--solves): CG-IC(0), CG-IC(1), GMRES-ILU(0) on Table 4's stencils
 // and DoF, one Krylov driver, b = A 1, tolerance 1e-8: StructILU in its layout
 // order on the stencil SpMV (as the factory's structilu:* solve; b and x
@@ -32,6 +36,7 @@
 // --no-baselines: StructILU alone (parameter sweeps; no speedups).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -95,6 +100,35 @@ Vector random_device_vector(size_t n, std::uint64_t seed) {
   Vector d("trellis::bench::vector", n);
   Kokkos::deep_copy(d, h);
   return d;
+}
+
+/// The per-level time of a one-tile chain (issue 58's model of a sweep's
+/// bound): Star-7P at this DoF on a grid of one tile of the given shape,
+/// 1024 points deep, so a team sweeps about a thousand levels and never
+/// waits on another tile; the lower sweep's and the factorization's time
+/// per level.
+struct ChainLevel {
+  double lower_s = 0, factor_s = 0;
+};
+ChainLevel one_tile_chain(int dof, structured::TileShape tile, int wait, int teams, const bench::TimingPolicy& policy) {
+  const int depth = 1024;
+  const StencilMatrix A = gallery::stencil_problem(Stencil(StencilShape::star7), {tile.x, tile.y, depth}, dof,
+                                                   gallery::StencilPde::dominant, 1);
+  StructIluOptions o;
+  o.tile = tile;
+  o.levels_per_wait = wait;
+  o.teams_per_sm = teams;
+  const Kokkos::DefaultExecutionSpace space;
+  StructIlu<double, Device> M(space, A, o);
+  const Vector b = random_device_vector(size_t(A.num_rows()), 11);
+  Vector x("trellis::bench::chain_x", A.num_rows());
+  const int levels = M.layout().levels;
+  ChainLevel out;
+  out.factor_s = bench::time_case([&] { M.factor(space); }, policy).median / levels;
+  out.lower_s =
+      bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median /
+      levels;
+  return out;
 }
 
 /// One stencil x DoF row of Table 3.
@@ -169,6 +203,28 @@ JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_gr
       "  StructILU   factor %9.3f ms  lower %8.3f ms (%.2f us x %d levels)  %6.0f GB/s (%.0f%% of copy)  layout %.3f "
       "s\n",
       factor_s * 1e3, lower_s * 1e3, lower_s / levels * 1e6, levels, gbs, 100 * gbs / copy_gbs, layout_s);
+  // The model's bounds: levels x a one-tile chain's level, and bytes / copy
+  // bandwidth. GPU backends only: there a level of a tile is one point per
+  // thread, so the chain's level is the least a level can take; on a host
+  // backend one thread sweeps a whole tile's level, which many tiles share.
+  if (!trellis::detail::is_host_space<Kokkos::DefaultExecutionSpace>()) {
+    const ChainLevel chain = one_tile_chain(c.dof, best_tile, best_wait, best_teams, policy);
+    // the factorization reads A's values and writes L and U's once
+    const double factor_bytes = 2.0 * double(A.points()) * st.size() * c.dof * c.dof * sizeof(double);
+    auto model = [&](const char* what, double measured, double per_level, double moved) {
+      const double by_levels = levels * per_level, by_bytes = moved / (copy_gbs * 1e9);
+      const double bound = std::max(by_levels, by_bytes);
+      row.set(std::string("model_") + what + "_chain_level_s", per_level)
+          .set(std::string("model_") + what + "_levels_bound_s", by_levels)
+          .set(std::string("model_") + what + "_bytes_bound_s", by_bytes)
+          .set(std::string("model_") + what + "_fraction", bound / measured);
+      std::printf(
+          "  model %-6s %d levels x %.2f us (one-tile chain) = %.3f ms, bytes / copy %.3f ms: measured at %.0f%%\n",
+          what, levels, per_level * 1e6, by_levels * 1e3, by_bytes * 1e3, 100 * bound / measured);
+    };
+    model("lower", lower_s, chain.lower_s, bytes);
+    model("factor", factor_s, chain.factor_s, factor_bytes);
+  }
   std::fflush(stdout);
   if (!baselines) return row;
 
