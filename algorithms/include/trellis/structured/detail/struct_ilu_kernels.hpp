@@ -438,9 +438,9 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // A chunk's values start at zero and its products run for every entry,
   // with no second in-grid test: ptxas (CUDA 13.0, sm_90) at -O2 and -O3
   // dropped the twelfth entry's product of a 12-entry chunk at B = 2 when the
-  // products were guarded by the in-grid bit again (the same PTX is right at
-  // -O0/-O1 and with -G; not a cache or register effect: wrong with L1
-  // bypassed and at 128 registers; DofTwoWideSweepsInChunksOfTwelveMatchTheReference).
+  // products were guarded by the in-grid bit again: its select tested entry
+  // 3's bit instead of entry 11's (the same PTX is right at -O0/-O1;
+  // DofTwoWideSweepsInChunksOfTwelveMatchTheReference, perf_tests/journal/repro/).
   constexpr int chunk = Chunk;
   auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
     Scalar acc = st.rhs;
