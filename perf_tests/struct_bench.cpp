@@ -25,7 +25,8 @@
 //
 //   struct_bench [--cases star7:1,box27:4,...] [--values V] [--grid NXxNYxNZ] [--tiles 32x4,64x2,...] [--solves]
 //                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
-//                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--json FILE]
+//                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--ablation]
+//                [--json FILE]
 // --grid: this grid for every case instead of N^3 (e.g. 32x4x16384: a single tile's chain).
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
@@ -34,6 +35,8 @@
 // --teams-per-sm: StructIluOptions::teams_per_sm values to try (0: automatic, -1: one team per
 //   tile), likewise.
 // --no-baselines: StructILU alone (parameter sweeps; no speedups).
+// --ablation: also the lower solve without the intra-row pipeline (StructIluOptions::
+//   pipelined_solves off; seed 003 Figure 8's pipeline step), at the chosen tile and waits.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -135,8 +138,8 @@ ChainLevel one_tile_chain(int dof, structured::TileShape tile, int wait, int tea
 JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_grid, const bench::TimingPolicy& policy,
                        double copy_gbs, const std::vector<structured::TileShape>& tiles,
                        StructIluOptions::EntryLanes entry_lanes, const std::vector<int>& waits,
-                       const std::vector<int>& teams, bool baselines, std::vector<double>& lower_speedups,
-                       std::vector<double>& factor_speedups) {
+                       const std::vector<int>& teams, bool baselines, bool ablation,
+                       std::vector<double>& lower_speedups, std::vector<double>& factor_speedups) {
   const Stencil st(c.shape);
   const int n_side = std::max(4, int(std::cbrt(values / (double(st.size()) * c.dof * c.dof))));
   const std::array<int, 3> grid = fixed_grid[0] > 0 ? fixed_grid : std::array<int, 3>{n_side, n_side, n_side};
@@ -199,6 +202,19 @@ JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_gr
   const double gbs = bytes / lower_s * 1e-9;
   row.set("structilu_factor_s", factor_s).set("structilu_lower_s", lower_s).set("structilu_lower_gbs", gbs);
   row.set("structilu_lower_copy_fraction", gbs / copy_gbs);
+  if (ablation) {  // the same tile, waits and teams, unpipelined
+    StructIluOptions o;
+    o.tile = best_tile;
+    o.entry_lanes = entry_lanes;
+    o.levels_per_wait = best_wait;
+    o.teams_per_sm = best_teams;
+    o.pipelined_solves = false;
+    StructIlu<double, Device> M(space, A, o);
+    const double l =
+        bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+    row.set("structilu_lower_unpipelined_s", l).set("pipeline_speedup", l / lower_s);
+    std::printf("  unpipelined lower %8.3f ms: the pipeline gives %.2fx\n", l * 1e3, l / lower_s);
+  }
   std::printf(
       "  StructILU   factor %9.3f ms  lower %8.3f ms (%.2f us x %d levels)  %6.0f GB/s (%.0f%% of copy)  layout %.3f "
       "s\n",
@@ -441,7 +457,7 @@ struct Settings {
   std::vector<structured::TileShape> tiles{{0, 0}};
   std::vector<int> waits{0}, teams{0};
   std::array<int, 3> grid{0, 0, 0};  // 0: N^3 from --values
-  bool baselines = true;
+  bool baselines = true, ablation = false;
   StructIluOptions::EntryLanes entry_lanes = StructIluOptions::EntryLanes::automatic;
 };
 
@@ -472,6 +488,7 @@ int parse_options(int argc, char** argv, Settings& st) {
       .numbers("--levels-per-wait", st.waits, "levels per wait, comma-separated (0: automatic)", 0, 1 << 20)
       .numbers("--teams-per-sm", st.teams, "teams per SM, comma-separated (0: automatic)", 0, 1 << 10)
       .flag("--no-baselines", st.baselines, "leave out cuSPARSE and the general solves", false)
+      .flag("--ablation", st.ablation, "also the lower solve without the intra-row pipeline")
       .word(
           "--entry-lanes", [&](const std::string& w) { st.entry_lanes = parse<StructIluOptions::EntryLanes>(w); },
           "StructIluOptions::entry_lanes")
@@ -503,7 +520,7 @@ int run(const Settings& st) {
   for (const Case& c : parse_cases(cases_text)) {
     try {
       JsonObject row = kernel_case(c, values, grid, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
-                                   lower_speedups, factor_speedups);
+                                   st.ablation, lower_speedups, factor_speedups);
       kernels.push(row);
     } catch (const std::exception& e) {  // report and go on
       std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());

@@ -300,6 +300,64 @@ TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
       InputError);
 }
 
+TYPED_TEST(StructIluTest, PipelinedSolvesMatchTheReferenceAndTheUnpipelinedOnes) {
+  // The intra-row pipeline: entries two or more levels back summed before
+  // the level's wait (the tile's first level: after it), with many tiles,
+  // runs of levels and teams taking tiles by ticket; on and off both match
+  // the reference, IC's transposed sweep included.
+  using Device = TypeParam;
+  for (StencilShape shape : {StencilShape::star13, StencilShape::diamond13, StencilShape::box27})
+    for (int dof : {1, 2, 3})
+      for (int per_wait : {1, 3}) {
+        const Stencil st(shape);
+        const auto A =
+            gallery::stencil_problem(st, {14, 12, 11}, dof, gallery::StencilPde::dominant_sym, test::fresh_seed());
+        for (bool pipelined : {true, false})
+          for (StructIluKind kind : {StructIluKind::ilu0, StructIluKind::ic0}) {
+            if (kind == StructIluKind::ic0 && !pipelined) continue;  // the same sweeps' code as ILU's unpipelined
+            StructIluOptions o;
+            o.kind = kind;
+            o.tile = {4, 2};
+            o.levels_per_wait = per_wait;
+            o.teams_per_sm = per_wait == 3 ? 1 : StructIluOptions::team_per_tile;
+            o.pipelined_solves = pipelined;
+            expect_matches_reference<Device>(A, o,
+                                             st.name() + " " + to_string(kind) + " levels per wait " +
+                                                 std::to_string(per_wait) +
+                                                 (pipelined ? " pipelined" : " unpipelined"));
+          }
+      }
+}
+
+TEST(StructIluStages, TheLastStageHoldsTheLevelOneEntries) {
+  // seed 003's Table 2 stencils: three entries of the previous level each
+  // (Box-27P four in the paper's mapping), the rest summed a level ahead
+  for (StencilShape shape : {StencilShape::star7, StencilShape::star13, StencilShape::diamond13,
+                             StencilShape::diamond25, StencilShape::box27}) {
+    const Stencil st(shape);
+    const auto t = st.wavefront(32, 32, 32);
+    Kokkos::View<structured::EntryShift*, Kokkos::HostSpace> shifts("shifts", st.size());
+    const auto all = structured::entry_shifts(st, t);
+    for (int e = 0; e < st.size(); ++e) shifts(e) = all[e];
+    for (bool lower : {true, false}) {
+      const int e0 = lower ? 0 : st.centre() + 1, e1 = lower ? st.centre() : st.size();
+      const structured::detail::HalfShifts<16> staged(shifts, e0, e1, true), plain(shifts, e0, e1, false);
+      SCOPED_TRACE(st.name() + (lower ? " lower" : " upper"));
+      EXPECT_EQ(staged.count, e1 - e0);
+      EXPECT_EQ(staged.last_stage, 3);
+      EXPECT_EQ(plain.last_stage, e1 - e0);
+      std::vector<int> slots;
+      for (int e = 0; e < staged.count; ++e) {
+        EXPECT_EQ(std::abs(staged.at[e].level) == 1, e < staged.last_stage) << "slot " << e;
+        EXPECT_EQ(plain.entry[e], e0 + e);
+        slots.push_back(staged.entry[e]);
+      }
+      std::sort(slots.begin(), slots.end());
+      for (int e = 0; e < staged.count; ++e) EXPECT_EQ(slots[e], e0 + e) << "every entry once";
+    }
+  }
+}
+
 TYPED_TEST(StructIluTest, FewerTeamsThanTilesMatchTheReference) {
   // teams_per_sm > 0: each team sweeps tile after tile by ticket; the same
   // operations per point, so the same bits as one team per tile, and a

@@ -63,6 +63,11 @@ struct StructIluOptions {
   // automatic (on GPUs 1 at DoF >= 2, else a team per tile).
   static constexpr int team_per_tile = -1;
   int teams_per_sm = 0;
+  // The solves' intra-row pipeline (seed 003, section 4.2.1): a point's
+  // entries two or more levels back are summed before its level's wait,
+  // so only those of the previous level follow it. Off: every entry after
+  // the wait (the ablation's baseline).
+  bool pipelined_solves = true;
 };
 
 template <>
@@ -404,14 +409,16 @@ void StructIlu<Scalar, Device>::from_layout(const execution_space& space, const_
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::lower_solve_layout(const execution_space& space, vector_type x) const {
   structured::detail::with_block_size(dof_, [&](auto B) {
-    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, true);
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, true,
+                                                             options_.pipelined_solves);
   });
 }
 
 template <class Scalar, class Device>
 void StructIlu<Scalar, Device>::upper_solve_layout(const execution_space& space, vector_type x) const {
   structured::detail::with_block_size(dof_, [&](auto B) {
-    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, false);
+    structured::detail::triangular_sweep<decltype(B)::value>(space, layout_, factors_, x, false,
+                                                             options_.pipelined_solves);
   });
 }
 

@@ -361,10 +361,30 @@ struct SweepState {
 /// The first E entries of a half, held by the kernel itself (its
 /// arguments): a sweep reads them at every level, and loaded from memory
 /// each one's load and bounds test came before its neighbour's base load.
+///
+/// Slots are in the order of the intra-row pipeline (seed 003, section
+/// 4.2.1): the entries of intra-row level 1 (|level| = 1: the previous grid
+/// level) first, [0, last_stage), then the deeper ones, summed before the
+/// point's wait. Unpipelined (or a half of more than E entries), the
+/// stencil's order and last_stage = count.
 template <int E>
 struct HalfShifts {
   EntryShift at[E] = {};  // zero past count: a kernel computes with every slot (garbage there broke DoF 2 on CUDA)
+  int entry[E] = {};      // the stored entry of each slot
   int count = 0;          // entries of the half, if fewer than E
+  int last_stage = 0;     // slots summed after the wait
+
+  HalfShifts(const Kokkos::View<const EntryShift*, Kokkos::HostSpace>& shifts, int e0, int e1, bool pipelined) {
+    count = e1 - e0 < E ? e1 - e0 : E;
+    const bool staged = pipelined && e1 - e0 <= E;
+    auto level_one = [&](int e) { return shifts(e).level == 1 || shifts(e).level == -1; };
+    int slot = 0;
+    for (int e = e0; e < e0 + count && staged; ++e)
+      if (level_one(e)) at[slot] = shifts(e), entry[slot++] = e;
+    last_stage = staged ? slot : count;
+    for (int e = e0; e < e0 + count; ++e)
+      if (!staged || !level_one(e)) at[slot] = shifts(e), entry[slot++] = e;
+  }
 };
 
 /// Entries whose loads a sweep's body issues together (see its comment):
@@ -380,9 +400,15 @@ constexpr int sweep_chunk() {
 /// order, B values per point. A point runs as B lanes (seed 003's DoF
 /// threads per grid point), lane r computing row r; in the backward sweep
 /// one lane then applies the inverse diagonal block to the B rows.
+///
+/// Pipelined (seed 003, section 4.2.1): a point's entries beyond intra-row
+/// level 1 are summed before its level's wait (wavefront_sweep's early
+/// step), as the previous level finishes: only the level-1 entries' loads
+/// and products follow the wait. Star-7P has none beyond level 1.
 template <int B, int E, class Scalar, class Device, int Chunk = sweep_chunk<B, E>()>
 void triangular_sweep_of(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-                         const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+                         const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower,
+                         bool pipelined = true) {
   using State = SweepState<B, Scalar, E>;
   const auto base = L.base;
   const int H = L.height, nx = L.grid[0], ny = L.grid[1], nz = L.grid[2];
@@ -392,9 +418,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // IC's backward sweep: x = Lᵀ^{-1} D^{-1} x, the upper entries read from
   // the neighbours (FactorStorage::at_entry), D^{-1} applied first.
   const bool transposed = F.symmetric && !lower;
-  HalfShifts<E> half{};
-  half.count = e1 - e0 < E ? e1 - e0 : E;
-  for (int e = 0; e < half.count; ++e) half.at[e] = F.host_shifts(e0 + e);
+  const HalfShifts<E> half(F.host_shifts, e0, e1, pipelined);
   // Every load is issued without a branch (a neighbour outside the grid
   // reads its point's own run instead), so a level's loads are in flight
   // together.
@@ -416,7 +440,7 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
     for (int e = 0; e < State::blocks; ++e)
       if (e < half.count) {
         const long q = (st.inside >> e) & 1u ? long(st.run[e]) + p.hi + half.at[e].hx : p.position;
-        for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at_entry(e0 + e, p.position, q, r, c));
+        for (int c = 0; c < B; ++c) st.row[e * B + c] = values(F.at_entry(half.entry[e], p.position, q, r, c));
       }
     return st;
   };
@@ -442,36 +466,45 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
   // 3's bit instead of entry 11's (the same PTX is right at -O0/-O1;
   // DofTwoWideSweepsInChunksOfTwelveMatchTheReference, perf_tests/journal/repro/).
   constexpr int chunk = Chunk;
-  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
-    Scalar acc = st.rhs;
+  // acc -= A(p,q) x(q), row r, over the slots [lo, hi)
+  auto subtract_slots = [=] KOKKOS_FUNCTION(const SweepPoint& p, const State& st, int r, int lo, int hi, Scalar& acc) {
 #pragma unroll
     for (int e = 0; e < State::max_entries && chunk == 1; ++e) {  // entry by entry
-      const long q = neighbour(p, st, e);
+      const long q = e >= lo && e < hi ? neighbour(p, st, e) : -1;
       if (q < 0) continue;
       Scalar xq[B];
       for (int c = 0; c < B; ++c) xq[c] = Kokkos::volatile_load(&x(q * B + c));
       for (int c = 0; c < B; ++c)
         acc -= (e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c]
-                                  : values(F.at_entry(e0 + e, p.position, q, r, c))) *
+                                  : values(F.at_entry(half.entry[e], p.position, q, r, c))) *
                xq[c];
     }
 #pragma unroll
     for (int first = 0; first < State::max_entries && chunk > 1; first += chunk) {
+      if (first + chunk <= lo || first >= hi) continue;
       Scalar xq[chunk][B] = {}, a[chunk][B] = {};  // zero: an entry outside the grid adds 0 x 0
 #pragma unroll
       for (int u = 0; u < chunk; ++u) {
         const int e = first + u;
-        const long q = e < State::max_entries ? neighbour(p, st, e) : -1;
+        const long q = e < State::max_entries && e >= lo && e < hi ? neighbour(p, st, e) : -1;
         if (q < 0) continue;
         for (int c = 0; c < B; ++c) xq[u][c] = x(q * B + c);  // plain: see the file's head
         for (int c = 0; c < B; ++c)
           a[u][c] = e < State::blocks ? st.row[(e < State::blocks ? e : 0) * B + c]
-                                      : values(F.at_entry(e0 + e, p.position, q, r, c));
+                                      : values(F.at_entry(half.entry[e], p.position, q, r, c));
       }
 #pragma unroll
       for (int u = 0; u < chunk; ++u)
         for (int c = 0; c < B && first + u < State::max_entries; ++c) acc -= a[u][c] * xq[u][c];
     }
+  };
+  // the entries beyond the last stage, into the state's right-hand side
+  auto early = KOKKOS_LAMBDA(const SweepPoint& p, State& st, int r) {
+    subtract_slots(p, st, r, half.last_stage, half.count, st.rhs);
+  };
+  auto body = KOKKOS_LAMBDA(const SweepPoint& p, const State& st, int r, int) {
+    Scalar acc = st.rhs;
+    subtract_slots(p, st, r, 0, half.last_stage, acc);
     for (int e = e0 + State::max_entries; e < e1; ++e) {  // entries beyond max_entries
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), p.i, p.j, p.k, p.hi, p.hj, p.level);
       if (q < 0) continue;
@@ -499,9 +532,10 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
         trellis::RangePolicy<typename Device::execution_space>(space, 0, F.n),
         KOKKOS_LAMBDA(long pos) { inverse_diagonal_times(pos); });
   if (lower || B == 1 || transposed)  // not constexpr: nvcc's extended lambdas cannot capture inside one
-    wavefront_sweep(space, L, lower, label, prefetch, body, B);
+    wavefront_sweep(space, L, lower, label, prefetch, body, B, NoFinish(), 1, early_with(early));
   else
-    wavefront_sweep(space, L, lower, label, prefetch, body, B, finish_with(apply_inverse_diagonal));
+    wavefront_sweep(space, L, lower, label, prefetch, body, B, finish_with(apply_inverse_diagonal), 1,
+                    early_with(early));
 }
 
 /// triangular_sweep_of with the state sized for the half's entries: Star-7P
@@ -509,14 +543,15 @@ void triangular_sweep_of(const typename Device::execution_space& space, Wavefron
 /// without prefetch).
 template <int B, class Scalar, class Device>
 void triangular_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower) {
+                      const FactorStorage<Scalar, Device>& F, Kokkos::View<Scalar*, Device> x, bool lower,
+                      bool pipelined) {
   const int half = lower ? F.centre : F.entries - F.centre - 1;
   if (half <= 3)
-    triangular_sweep_of<B, 3>(space, L, F, x, lower);
+    triangular_sweep_of<B, 3>(space, L, F, x, lower, pipelined);
   else if (half <= 6)
-    triangular_sweep_of<B, 6>(space, L, F, x, lower);
+    triangular_sweep_of<B, 6>(space, L, F, x, lower, pipelined);
   else
-    triangular_sweep_of<B, 16>(space, L, F, x, lower);
+    triangular_sweep_of<B, 16>(space, L, F, x, lower, pipelined);
 }
 
 // Compiled once per DoF and backend (algorithms/src/eti/struct_ilu_kernels.cpp.in),
@@ -529,7 +564,7 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
       Kokkos::View<const int*, DEVICE>, Kokkos::View<double*, DEVICE>, double, double);                            \
   KIND template void triangular_sweep<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, \
                                                          const FactorStorage<double, DEVICE>&,                     \
-                                                         Kokkos::View<double*, DEVICE>, bool);
+                                                         Kokkos::View<double*, DEVICE>, bool, bool);
 #define TRELLIS_STRUCT_ILU_KERNELS_INSTANTIATE(DEVICE, B) TRELLIS_STRUCT_ILU_KERNELS(, DEVICE, B)
 #if TRELLIS_ENABLE_ETI
 // clang-format off

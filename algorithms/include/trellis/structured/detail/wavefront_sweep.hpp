@@ -66,6 +66,25 @@ Finish<F> finish_with(const F& f) {
   return Finish<F>{f};
 }
 
+/// A step run on each point before its level's wait (see wavefront_sweep),
+/// changing the state its body gets; NoEarly when there is none.
+struct NoEarly {
+  template <class State>
+  KOKKOS_INLINE_FUNCTION void operator()(const SweepPoint&, State&, int) const {}
+};
+template <class F>
+struct Early {
+  F f;
+  template <class State>
+  KOKKOS_INLINE_FUNCTION void operator()(const SweepPoint& p, State& state, int lane) const {
+    f(p, state, lane);
+  }
+};
+template <class F>
+Early<F> early_with(const F& f) {
+  return Early<F>{f};
+}
+
 namespace detail {
 
 /// How a sweep's team runs a tile's points (one kernel each, so that the
@@ -79,10 +98,10 @@ enum SweepMode : int {
 
 /// One launch of wavefront_sweep in the given mode; false (nothing run) when
 /// the mode does not fit this backend or the kernel's team size.
-template <int Mode, class Device, class Prefetch, class Body, class FinishStep>
+template <int Mode, class Device, class Prefetch, class Body, class FinishStep, class EarlyStep>
 bool sweep_tiles(const typename Device::execution_space& space, const WavefrontLayout<Device>& L, bool forward,
                  long long start, const char* label, const Prefetch& prefetch, const Body& body, int lanes,
-                 const FinishStep& finish, int phases) {
+                 const FinishStep& finish, int phases, const EarlyStep& early) {
   using exec = typename Device::execution_space;
   using policy = trellis::TeamPolicy<exec>;
   using member_type = typename policy::member_type;
@@ -150,11 +169,11 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       const int first = lev - lev % per_wait, last = first + per_wait - 1;  // the run holding lev
       return forward ? (last < l1 ? last : l1) : (first > l0 ? first : l0);
     };
-    auto publish_and_wait = [&](int s, int lev) {
-      if (s > 0) {
-        Kokkos::memory_fence();  // release this tile's previous level
-        Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
-      }
+    auto publish = [&](int lev) {  // this tile's level before lev
+      Kokkos::memory_fence();      // release its values
+      Kokkos::volatile_store(&flags(tile_id), progress(lev - step));
+    };
+    auto wait_for_neighbours = [&](int lev) {
       long long need[3];
       const int last = run_last(lev);
       for (int q = 0; q < 3; ++q) {
@@ -173,24 +192,35 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
       }
       Kokkos::memory_fence();  // acquire: the neighbours' values follow their flags
     };
-    // at a run's first level: one thread publishes and waits, then a
-    // barrier (single(PerTeam) does not hold the other threads back)
+    // At a run's first level: one thread publishes, the early steps run,
+    // the thread waits, then a barrier (single(PerTeam) does not hold the
+    // other threads back). An early step needs two levels back, which the
+    // last wait covered; the tile's first level has had none, so there it
+    // runs after the wait.
     int run_left = 0;  // levels of the current run after this one (no division at each level)
-    auto wait_at_run_start = [&](int s, int lev) {
+    auto wait_at_run_start = [&](int s, int lev, const auto& early_step) {
       if (run_left > 0) {
         --run_left;
+        early_step();
         return;
       }
       run_left = forward ? per_wait - 1 - lev % per_wait : lev % per_wait;
-      Kokkos::single(Kokkos::PerTeam(m), [&]() { publish_and_wait(s, lev); });
+      if (s > 0) {
+        Kokkos::single(Kokkos::PerTeam(m), [&]() { publish(lev); });
+        early_step();
+      }
+      Kokkos::single(Kokkos::PerTeam(m), [&]() { wait_for_neighbours(lev); });
       m.team_barrier();
+      if (s == 0) early_step();
     };
     const int count = l1 - l0 + 1;  // the tile's levels, in sweep order
     auto level_of = [&](int s) { return forward ? l0 + s : l1 - s; };
     if (Mode == lane_threads) {  // (not constexpr: nvcc's extended lambdas cannot capture inside one)
       const int my_line = m.team_rank() / lanes, my_lane = m.team_rank() % lanes;
-      auto run_level = [&](int s, const SweepPoint& p, bool mine, const State& state) {
-        wait_at_run_start(s, p.level);
+      auto run_level = [&](int s, const SweepPoint& p, bool mine, State& state) {
+        wait_at_run_start(s, p.level, [&]() {
+          if (mine) early(p, state, my_lane);
+        });
         for (int phase = 0; phase < phases; ++phase) {
           if (mine) body(p, state, my_lane, phase);
           m.team_barrier();
@@ -228,7 +258,7 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         for (int s = 0; s < count; ++s) {
           const SweepPoint p = p_next;
           const bool mine = mine_next;
-          const State state = state_next;
+          State state = state_next;
           fill(s + 1);
           run_level(s, p, mine, state);
         }
@@ -246,11 +276,14 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
         const int lev = level_of(s);
         if (Mode == strided_lanes) {  // groups of lanes threads, each walking lines group, group + groups, ...
           const int groups = team / lanes, group = m.team_rank() / lanes, lane = m.team_rank() % lanes;
-          wait_at_run_start(s, lev);
+          wait_at_run_start(s, lev, [] {});
           for (int phase = 0; phase < phases; ++phase) {
             for (int line = group; line < lines; line += groups) {
               SweepPoint p;
-              if (point_of(line, lev, p)) body(p, prefetch(p, lane), lane, phase);
+              if (!point_of(line, lev, p)) continue;
+              State state = prefetch(p, lane);
+              early(p, state, lane);
+              body(p, state, lane, phase);
             }
             m.team_barrier();
           }
@@ -262,12 +295,16 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
             m.team_barrier();
           }
         } else {
-          wait_at_run_start(s, lev);
+          wait_at_run_start(s, lev, [] {});
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, lines), [&](int line) {
             SweepPoint p;
             if (!point_of(line, lev, p)) return;
             for (int phase = 0; phase < phases; ++phase)
-              for (int r = 0; r < lanes; ++r) body(p, prefetch(p, r), r, phase);
+              for (int r = 0; r < lanes; ++r) {
+                State state = prefetch(p, r);
+                early(p, state, r);
+                body(p, state, r, phase);
+              }
             if (FinishStep::active) finish(p);
           });
           m.team_barrier();
@@ -304,35 +341,40 @@ bool sweep_tiles(const typename Device::execution_space& space, const WavefrontL
 
 }  // namespace detail
 
-/// Runs body(point, prefetch(point, lane), lane, phase) for phase = 0 ..
-/// phases-1, each for lane = 0 .. lanes-1, then finish(point), on every
-/// grid point, in the forward (increasing levels) or backward sweep order,
-/// each point after all points it may depend on (see the header comment).
-/// On GPUs a point's lanes are threads of the team (lines x lanes threads),
+/// Runs body(point, state, lane, phase) for phase = 0 .. phases-1, each for
+/// lane = 0 .. lanes-1, then finish(point), on every grid point, in the
+/// forward (increasing levels) or backward sweep order, each point after
+/// all points it may depend on (see the header comment); state is
+/// prefetch(point, lane), then changed by early(point, state, lane). On
+/// GPUs a point's lanes are threads of the team (lines x lanes threads),
 /// with a barrier after each phase: a phase sees what every lane of the
 /// point wrote in the phases before it.
 ///
 /// Per level and team: every thread prefetches its point (lane threads
 /// with a small state: the next level's, see sweep_tiles); at the first
 /// level of a run of L.levels_per_wait, one thread publishes the previous
-/// level (release fence, flag), waits for the neighbour tiles and fences
-/// (acquire), then a barrier; the bodies run; a barrier. So the gpu-scope
-/// fences are two per team and run, not one per thread. On host backends a
-/// team is one thread that runs the tile's lines in turn.
-template <class Device, class Prefetch, class Body, class FinishStep = NoFinish>
+/// level (release fence, flag), the early steps run, the thread waits for
+/// the neighbour tiles and fences (acquire), then a barrier; the bodies
+/// run; a barrier. So the gpu-scope fences are two per team and run, not
+/// one per thread, and an early step overlaps the wait: it may read only
+/// what is two levels back or more (points of the levels before the
+/// previous one). On host backends a team is one thread that runs the
+/// tile's lines in turn.
+template <class Device, class Prefetch, class Body, class FinishStep = NoFinish, class EarlyStep = NoEarly>
 void wavefront_sweep(const typename Device::execution_space& space, WavefrontLayout<Device>& L, bool forward,
                      const char* label, const Prefetch& prefetch, const Body& body, int lanes = 1,
-                     const FinishStep& finish = FinishStep(), int phases = 1) {
+                     const FinishStep& finish = FinishStep(), int phases = 1, const EarlyStep& early = EarlyStep()) {
   if (L.num_tiles == 0) return;
   const long long start = (++L.epoch) * (L.levels + 1);
   // A point's lanes as threads when the team fits the kernel's registers;
   // a user tile can ask for more: then groups of lanes threads take several
   // lines each, else each thread runs whole points.
   using namespace detail;
-  if (sweep_tiles<lane_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases)) return;
-  if (sweep_tiles<strided_lanes, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases))
+  if (sweep_tiles<lane_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, early))
     return;
-  sweep_tiles<point_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases);
+  if (sweep_tiles<strided_lanes, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, early))
+    return;
+  sweep_tiles<point_threads, Device>(space, L, forward, start, label, prefetch, body, lanes, finish, phases, early);
 }
 
 }  // namespace trellis::structured
