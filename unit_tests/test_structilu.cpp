@@ -300,12 +300,14 @@ TYPED_TEST(StructIluTest, WaitingOncePerRunOfLevelsMatchesTheReference) {
       InputError);
 }
 
-TYPED_TEST(StructIluTest, PipelinedSolvesMatchTheReferenceAndTheUnpipelinedOnes) {
-  // The intra-row pipeline: entries two or more levels back summed before
-  // the level's wait (the tile's first level: after it), with many tiles,
-  // runs of levels and teams taking tiles by ticket; on and off both match
-  // the reference, IC's transposed sweep included.
+TYPED_TEST(StructIluTest, PipelinesMatchTheReferenceOnAndOff) {
+  // The intra-row pipelines: the solves' entries two or more levels back
+  // summed before the level's wait, the factorization's eliminated level by
+  // level and before the wait (the tile's first level: after it), with many
+  // tiles, runs of levels and teams taking tiles by ticket; on and off both
+  // match the reference, IC and the entry lanes' level sets included.
   using Device = TypeParam;
+  using Lanes = StructIluOptions::EntryLanes;
   for (StencilShape shape : {StencilShape::star13, StencilShape::diamond13, StencilShape::box27})
     for (int dof : {1, 2, 3})
       for (int per_wait : {1, 3}) {
@@ -320,7 +322,9 @@ TYPED_TEST(StructIluTest, PipelinedSolvesMatchTheReferenceAndTheUnpipelinedOnes)
             o.tile = {4, 2};
             o.levels_per_wait = per_wait;
             o.teams_per_sm = per_wait == 3 ? 1 : StructIluOptions::team_per_tile;
-            o.pipelined_solves = pipelined;
+            o.pipelined_solves = o.pipelined_factor = pipelined;
+            // entry lanes at DoF 1 (GPUs' automatic choice on wide stencils), rows per lane above
+            o.entry_lanes = kind == StructIluKind::ilu0 && dof == 1 && per_wait == 1 ? Lanes::on : Lanes::off;
             expect_matches_reference<Device>(A, o,
                                              st.name() + " " + to_string(kind) + " levels per wait " +
                                                  std::to_string(per_wait) +

@@ -30,27 +30,49 @@ using reference::relative_error;
 // Every enabled backend, as a Kokkos::Device with its natural memory space
 // (the device backend alone in a build configured with
 // TRELLIS_TEST_HOST_BACKENDS=OFF, such as CI's HIP compile check, whose
-// host backends the host build tests).
+// host backends the host build tests; and only the backends the library
+// instantiates where TRELLIS_ETI_BACKENDS names some: TRELLIS_TEST_SKIP_*).
 template <class Exec>
 using DeviceOf = Kokkos::Device<Exec, typename Exec::memory_space>;
 
-#if defined(TRELLIS_TEST_DEVICE_BACKEND_ONLY) && defined(KOKKOS_ENABLE_CUDA)
-using Backends = ::testing::Types<DeviceOf<Kokkos::Cuda>>;
-#elif defined(TRELLIS_TEST_DEVICE_BACKEND_ONLY) && defined(KOKKOS_ENABLE_HIP)
-using Backends = ::testing::Types<DeviceOf<Kokkos::Experimental::HIP>>;
+namespace detail {
+template <class List, class Exec, bool keep>
+struct WithBackend {
+  using type = List;
+};
+template <class... Ds, class Exec>
+struct WithBackend<::testing::Types<Ds...>, Exec, true> {
+  using type = ::testing::Types<Ds..., DeviceOf<Exec>>;
+};
+constexpr bool device_only =
+#if defined(TRELLIS_TEST_DEVICE_BACKEND_ONLY) && (defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP))
+    true;
 #else
-using Backends = ::testing::Types<
-#if defined(KOKKOS_ENABLE_CUDA)
-    DeviceOf<Kokkos::Cuda>,
+    false;
 #endif
-#if defined(KOKKOS_ENABLE_HIP)
-    DeviceOf<Kokkos::Experimental::HIP>,
+using NoBackends = ::testing::Types<>;
+#if defined(KOKKOS_ENABLE_CUDA) && !defined(TRELLIS_TEST_SKIP_CUDA)
+using WithCuda = WithBackend<NoBackends, Kokkos::Cuda, true>::type;
+#else
+using WithCuda = NoBackends;
 #endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-    DeviceOf<Kokkos::OpenMP>,
+#if defined(KOKKOS_ENABLE_HIP) && !defined(TRELLIS_TEST_SKIP_HIP)
+using WithHip = WithBackend<WithCuda, Kokkos::Experimental::HIP, true>::type;
+#else
+using WithHip = WithCuda;
 #endif
-    DeviceOf<Kokkos::Serial>>;
+#if defined(KOKKOS_ENABLE_OPENMP) && !defined(TRELLIS_TEST_SKIP_OPENMP)
+using WithOpenMP = WithBackend<WithHip, Kokkos::OpenMP, !device_only>::type;
+#else
+using WithOpenMP = WithHip;
 #endif
+#if !defined(TRELLIS_TEST_SKIP_SERIAL)
+using WithSerial = WithBackend<WithOpenMP, Kokkos::Serial, !device_only>::type;
+#else
+using WithSerial = WithOpenMP;
+#endif
+}  // namespace detail
+using Backends = detail::WithSerial;
 
 struct BackendNames {
   template <class D>

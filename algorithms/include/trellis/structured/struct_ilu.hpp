@@ -68,6 +68,11 @@ struct StructIluOptions {
   // so only those of the previous level follow it. Off: every entry after
   // the wait (the ablation's baseline).
   bool pipelined_solves = true;
+  // The factorization's intra-row level sets and two-substage pipeline
+  // (section 4.2.2): a point's lower entries eliminated level by level
+  // (entry lanes: a phase per level, not two per entry), those two or more
+  // levels back before its wait. Off: column order, an entry at a time.
+  bool pipelined_factor = true;
 };
 
 template <>
@@ -150,10 +155,9 @@ class StructIlu {
   structured::WavefrontLayout<Device> factor_layout_;   // layout_, or its entry-lane tiles
   structured::detail::FactorStorage<Scalar, Device> factors_;
   Kokkos::View<Scalar*, Device> matrix_values_;  // A in the factors' layout, fill entries 0
-  Kokkos::View<int*, Device> update_start_, update_upper_, update_target_;
+  structured::detail::FactorPlan<Device> plan_;
   mutable vector_type work_;
-  vector_type row_scale_;                 // dof > 1: each block row's largest entry, per row (factorization)
-  Kokkos::View<int*, Device> upper_for_;  // entry lanes: see the constructor
+  vector_type row_scale_;  // each block row's largest entry, per row (factorization)
   double layout_seconds_ = 0, factorization_seconds_ = 0;
   int boosted_ = 0;
 };
@@ -304,15 +308,30 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
     }
     start.push_back(int(upper.size()));
   }
+  // The elimination order (FactorPlan): by intra-row level, deepest first,
+  // in groups of one level, when pipelined; else the column order.
+  std::vector<int> order(size_t(stencil_.centre())), group_start{0};
+  for (int e = 0; e < stencil_.centre(); ++e) order[e] = e;
+  if (options.pipelined_factor)
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return shifts[a].level < shifts[b].level; });
+  for (int o = 1; o <= stencil_.centre(); ++o)
+    if (o == stencil_.centre() || !options.pipelined_factor || shifts[order[o]].level != shifts[order[o - 1]].level)
+      group_start.push_back(o);
+  plan_.groups = int(group_start.size()) - 1;
+  plan_.deep = 0;
+  while (options.pipelined_factor && plan_.deep < stencil_.centre() && shifts[order[plan_.deep]].level <= -2)
+    ++plan_.deep;
   auto to_device = [&](const auto& v, const char* label) { return to_device_array<Device>(space, v, label); };
-  update_start_ = to_device(start, "trellis::structilu::update_start");
-  update_upper_ = to_device(upper, "trellis::structilu::update_upper");
-  update_target_ = to_device(target, "trellis::structilu::update_target");
+  plan_.update_start = to_device(start, "trellis::structilu::update_start");
+  plan_.update_upper = to_device(upper, "trellis::structilu::update_upper");
+  plan_.update_target = to_device(target, "trellis::structilu::update_target");
+  plan_.order = to_device(order, "trellis::structilu::elimination_order");
+  plan_.group_start = to_device(group_start, "trellis::structilu::elimination_groups");
   if (entry_lanes) {  // upper_for[e * size + t]: the upper entry through which lower entry e updates entry t
     std::vector<int> upper_for(size_t(stencil_.centre()) * stencil_.size(), -1);
     for (int e = 0; e < stencil_.centre(); ++e)
       for (int u = start[e]; u < start[e + 1]; ++u) upper_for[size_t(e) * stencil_.size() + target[u]] = upper[u];
-    upper_for_ = to_device(upper_for, "trellis::structilu::upper_for");
+    plan_.upper_for = to_device(upper_for, "trellis::structilu::upper_for");
   }
   factors_.shifts = to_device(shifts, "trellis::structilu::shifts");
   {
@@ -334,9 +353,8 @@ StructIlu<Scalar, Device>::StructIlu(const execution_space& space, const Stencil
       factors_.values.extent(0));
   work_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::work"),
                       size_t(factors_.n) * dof_);
-  if (dof_ > 1 || entry_lanes || ic)
-    row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
-                             size_t(factors_.n) * dof_);
+  row_scale_ = vector_type(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::structilu::row_scale"),
+                           size_t(factors_.n) * dof_);
   space.fence();  // the host vectors leave scope
   layout_seconds_ = seconds_since(t0);
   numeric(space, A);
@@ -361,10 +379,8 @@ void StructIlu<Scalar, Device>::factor(const execution_space& space) {
   Kokkos::deep_copy(space, factors_.values, matrix_values_);
   structured::detail::PivotReport report;
   structured::detail::with_block_size(dof_, [&](auto B) {
-    report = structured::detail::factor<decltype(B)::value>(
-        space, factor_layout_, factors_, Kokkos::View<const int*, Device>(update_start_),
-        Kokkos::View<const int*, Device>(update_upper_), Kokkos::View<const int*, Device>(update_target_),
-        Kokkos::View<const int*, Device>(upper_for_), row_scale_, options_.pivots.tolerance, options_.pivots.boost);
+    report = structured::detail::factor<decltype(B)::value>(space, factor_layout_, factors_, plan_, row_scale_,
+                                                            options_.pivots.tolerance, options_.pivots.boost);
   });
   factorization_seconds_ = seconds_since(t0);  // (factor() fenced to read its report)
   boosted_ = report.boosted;

@@ -71,23 +71,40 @@ struct PivotReport {
   int boosted = 0;
 };
 
-/// In-place ILU(0) of the stored values (Algorithm 1, IKJ order: the lower
-/// entries of a row in increasing column order, each updating the later
-/// entries it reaches through the neighbour row's U). updates[start(e) ..
-/// start(e+1)) lists, for lower entry e, the pairs (upper entry u of the
-/// neighbour row, entry of e + u in this row).
+/// What the factorization does in which order (made once per layout).
+///
+/// IKJ updates: update_upper/update_target[update_start(e) ..
+/// update_start(e+1)) list, for lower entry e, the pairs (upper entry u of
+/// the neighbour row, entry e + u of this row). An entry only updates
+/// entries of a higher intra-row level (u's level is positive), so the
+/// lower entries may be eliminated level by level (seed 003, section 4.2.2):
+/// `order` lists them by intra-row level, deepest first (then by column),
+/// in groups of one level, [group_start(g), group_start(g+1)); the first
+/// `deep` of them lie two or more grid levels back. Unpipelined: the column
+/// order, a group per entry, deep = 0.
+template <class Device>
+struct FactorPlan {
+  Kokkos::View<const int*, Device> update_start, update_upper, update_target;
+  Kokkos::View<const int*, Device> upper_for;  // entry lanes: [e * entries + t], the u of e's update of t, or -1
+  Kokkos::View<const int*, Device> order, group_start;
+  int groups = 0, deep = 0;
+};
+
+/// In-place ILU(0) of the stored values (Algorithm 1, the IKJ updates in
+/// the plan's order).
 ///
 /// For B > 1 a point runs as B lanes (seed 003's intra-element
 /// parallelism): lane r eliminates row r of every block of the block row,
 /// B^2 work per block product instead of B^3, and records its row's largest
 /// entry in row_scale; then one lane inverts the diagonal block. The
-/// arithmetic per entry is the same as one thread doing all rows.
+/// arithmetic per entry is the same as one thread doing all rows. The
+/// two-substage pipeline (section 4.2.2): the plan's deep entries are
+/// eliminated before the point's wait (wavefront_sweep's early step), the
+/// rest after it.
 template <int B, class Scalar, class Device>
 PivotReport factor(const typename Device::execution_space& space, WavefrontLayout<Device>& L,
-                   const FactorStorage<Scalar, Device>& F, Kokkos::View<const int*, Device> update_start,
-                   Kokkos::View<const int*, Device> update_upper, Kokkos::View<const int*, Device> update_target,
-                   Kokkos::View<const int*, Device> upper_for, Kokkos::View<Scalar*, Device> row_scale,
-                   double tolerance, double boost) {
+                   const FactorStorage<Scalar, Device>& F, const FactorPlan<Device>& plan,
+                   Kokkos::View<Scalar*, Device> row_scale, double tolerance, double boost) {
   Kokkos::View<long long, Device> first("trellis::structilu::pivot_first");
   Kokkos::View<int, Device> boosted("trellis::structilu::pivot_boosted");
   Kokkos::deep_copy(space, first, LLONG_MAX);
@@ -96,9 +113,24 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   const int centre = F.centre, entries = F.entries;
   const auto values = F.values;
   const auto shifts = F.shifts;
-  // Row r of the point's block row: its largest entry (before elimination),
+  const auto update_start = plan.update_start, update_upper = plan.update_upper, update_target = plan.update_target;
+  const auto upper_for = plan.upper_for, order = plan.order, group_start = plan.group_start;
+  const int groups = plan.groups, deep = plan.deep;
+  // Row r of the point's block row: its largest entry (before elimination).
+  auto row_scale_of = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r) -> Scalar {
+    Scalar scale = 0;
+    for (int e = 0; e < entries; ++e) {
+      if (neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level) < 0) continue;
+      for (int c = 0; c < B; ++c) {
+        const Scalar v = math::fabs(values(F.at(e, pt.position, r, c)));
+        scale = v > scale ? v : scale;
+      }
+    }
+    return scale;
+  };
+  // Row r of the point's block row: the lower entries order[k0, k1)
   // eliminated in place.
-  auto eliminate_row = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r) -> Scalar {
+  auto eliminate_row = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r, int k0, int k1) {
     const int i = pt.i, j = pt.j, k = pt.k, hi = pt.hi, hj = pt.hj, lev = pt.level;
     const long pos = pt.position;
     // The row is read and updated many times (every update entry): a
@@ -110,15 +142,8 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     if (use_local)
       for (int e = 0; e < entries; ++e)
         for (int c = 0; c < B; ++c) local[e * B + c] = values(F.at(e, pos, r, c));
-    Scalar scale = 0;
-    for (int e = 0; e < entries; ++e) {
-      if (neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev) < 0) continue;
-      for (int c = 0; c < B; ++c) {
-        const Scalar v = math::fabs(row(e, c));
-        scale = v > scale ? v : scale;
-      }
-    }
-    for (int e = 0; e < centre; ++e) {
+    for (int o = k0; o < k1; ++o) {
+      const int e = order(o);
       const long q = neighbour_position(base, H, nx, ny, nz, shifts(e), i, j, k, hi, hj, lev);
       if (q < 0) continue;
       Scalar l[B];  // L(p,q) = A(p,q) U(q,q)^{-1}, row r
@@ -143,7 +168,6 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     if (use_local)
       for (int e = 0; e < entries; ++e)
         for (int c = 0; c < B; ++c) values(F.at(e, pos, r, c)) = local[e * B + c];
-    return scale;
   };
   // The centre block replaced by its inverse; pivot failures recorded.
   auto invert_centre = [=] KOKKOS_FUNCTION(const SweepPoint& pt, Scalar scale) {
@@ -175,59 +199,60 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
     invert_centre(pt, scale);
   };
   // Entry lanes (at DoF 1 the paper's intra-row parallelism; at DoF > 1
-  // on request): a lane per entry t and row r of the block row. Phase 0
-  // takes row r's scale; then per lower entry e, lanes (e, r) form row r of
-  // L(p,q), and every lane (t, r) that e updates subtracts row r of
-  // L(p,q) U(q,t-e) from its entry: the targets in parallel, each in the
-  // IKJ order, so the same bits as eliminate_row. The last phase inverts
-  // the pivot block.
+  // on request): a lane per entry t and row r of the block row, the plan's
+  // groups as level sets (section 4.2.2). Phase 0 takes row r's scale;
+  // phase g + 1 (g = 0 .. groups): lane (t, r) subtracts from its entry
+  // the updates of group g - 1's entries (row r of L(p,q) U(q, t - e)), then
+  // forms row r of L(p,q) = A(p,q) U(q,q)^{-1} if t is in group g. Each
+  // target's updates come in the plan's order: the same bits as
+  // eliminate_row. The last phase inverts the pivot block.
   const bool entry_lanes = upper_for.extent(0) > 0;
+  const int lane_phases = groups + 3;
   auto entry_lane_step = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int lane, int phase) {
     const int t = lane / B, r = lane % B;
     const long pos = pt.position;
     auto q_of = [&](int e) {
       return neighbour_position(base, H, nx, ny, nz, shifts(e), pt.i, pt.j, pt.k, pt.hi, pt.hj, pt.level);
     };
-    if (phase == 0 || phase == 2 * centre + 1) {
+    if (phase == 0 || phase == lane_phases - 1) {
       if (t != centre) return;
-      if (phase == 0) {
-        Scalar scale = 0;
-        for (int e = 0; e < entries; ++e) {
-          if (q_of(e) < 0) continue;
-          for (int c = 0; c < B; ++c) {
-            const Scalar v = math::fabs(values(F.at(e, pos, r, c)));
-            scale = v > scale ? v : scale;
-          }
-        }
-        row_scale(pos * B + r) = scale;
-      } else if (r == 0) {
+      if (phase == 0)
+        row_scale(pos * B + r) = row_scale_of(pt, r);
+      else if (r == 0)
         invert_centre_by_row_scales(pt);
-      }
       return;
     }
-    const int e = (phase - 1) / 2;
-    const long q = q_of(e);
-    if (q < 0) return;
-    const bool forming_l = (phase - 1) % 2 == 0;
-    int ue = centre;  // L(p,q) = A(p,q) U(q,q)^{-1}, in place
-    if (forming_l) {
-      if (t != e) return;
-    } else {
-      ue = upper_for(e * entries + t);  // A(p,t) -= L(p,q) U(q,ue), offset(e) + offset(ue) = offset(t)
-      if (ue < 0) return;
-      const EntryShift se = shifts(e), su = shifts(ue);
-      const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
-      if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return;
-    }
-    Scalar a[B];  // row r of A(p,q) or of L(p,q)
-    for (int m = 0; m < B; ++m) a[m] = values(F.at(e, pos, r, m));
-    for (int c = 0; c < B; ++c) {
-      Scalar sum = 0;
-      for (int m = 0; m < B; ++m) sum += a[m] * values(F.at(ue, q, m, c));
-      if (forming_l)
-        values(F.at(e, pos, r, c)) = sum;
-      else
-        values(F.at(t, pos, r, c)) -= sum;
+    const int g = phase - 1;
+    if (g > 0)
+      for (int o = group_start(g - 1); o < group_start(g); ++o) {  // A(p,t) -= L(p,q) U(q,ue), row r
+        const int e = order(o);
+        const int ue = upper_for(e * entries + t);  // offset(e) + offset(ue) = offset(t)
+        if (ue < 0) continue;
+        const long q = q_of(e);
+        if (q < 0) continue;
+        const EntryShift se = shifts(e), su = shifts(ue);
+        const int x = pt.i + se.x + su.x, y = pt.j + se.y + su.y, z = pt.k + se.z + su.z;
+        if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) continue;
+        Scalar l[B];
+        for (int m = 0; m < B; ++m) l[m] = values(F.at(e, pos, r, m));
+        for (int c = 0; c < B; ++c) {
+          Scalar sum = 0;
+          for (int m = 0; m < B; ++m) sum += l[m] * values(F.at(ue, q, m, c));
+          values(F.at(t, pos, r, c)) -= sum;
+        }
+      }
+    if (g < groups && t < centre) {
+      bool mine = false;  // t in group g
+      for (int o = group_start(g); o < group_start(g + 1); ++o) mine = mine || order(o) == t;
+      const long q = mine ? q_of(t) : -1;
+      if (q < 0) return;
+      Scalar a[B];  // row r of A(p,q), then of L(p,q)
+      for (int m = 0; m < B; ++m) a[m] = values(F.at(t, pos, r, m));
+      for (int c = 0; c < B; ++c) {
+        Scalar sum = 0;
+        for (int m = 0; m < B; ++m) sum += a[m] * values(F.at(centre, q, m, c));
+        values(F.at(t, pos, r, c)) = sum;
+      }
     }
   };
   // IC (F.symmetric; row_scale given): with W the updated A(p,q) and
@@ -315,18 +340,27 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
         KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int lane, int phase) {
           entry_lane_step(pt, lane, phase);
         },
-        entries * B, NoFinish(), 2 * centre + 2);
-  } else if (B == 1) {  // not constexpr: nvcc's extended lambdas cannot capture inside one
-    wavefront_sweep(
-        space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int, int) { invert_centre(pt, eliminate_row(pt, 0)); });
+        entries * B, NoFinish(), lane_phases);
   } else {
-    wavefront_sweep(
-        space, L, true, "trellis::structilu::factor", NoPrefetch(),
-        KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) {
-          row_scale(pt.position * B + r) = eliminate_row(pt, r);
-        },
-        B, finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) { invert_centre_by_row_scales(pt); }));
+    // before the wait: row r's scale, and its deep entries eliminated
+    auto first_substage = KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State&, int r) {
+      row_scale(pt.position * B + r) = row_scale_of(pt, r);
+      eliminate_row(pt, r, 0, deep);
+    };
+    if (B == 1)  // not constexpr: nvcc's extended lambdas cannot capture inside one
+      wavefront_sweep(
+          space, L, true, "trellis::structilu::factor", NoPrefetch(),
+          KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int, int) {
+            eliminate_row(pt, 0, deep, centre);
+            invert_centre(pt, row_scale(pt.position));
+          },
+          1, NoFinish(), 1, early_with(first_substage));
+    else
+      wavefront_sweep(
+          space, L, true, "trellis::structilu::factor", NoPrefetch(),
+          KOKKOS_LAMBDA(const SweepPoint& pt, NoPrefetch::State, int r, int) { eliminate_row(pt, r, deep, centre); }, B,
+          finish_with(KOKKOS_LAMBDA(const SweepPoint& pt) { invert_centre_by_row_scales(pt); }), 1,
+          early_with(first_substage));
   }
   PivotReport report;
   report.first = Kokkos::View<long long, Kokkos::HostSpace>("trellis::structilu::pivot_first_host");
@@ -557,13 +591,12 @@ void triangular_sweep(const typename Device::execution_space& space, WavefrontLa
 // Compiled once per DoF and backend (algorithms/src/eti/struct_ilu_kernels.cpp.in),
 // one file each so that they compile in parallel. KIND: nothing (the
 // instantiation) or extern (its declaration).
-#define TRELLIS_STRUCT_ILU_KERNELS(KIND, DEVICE, B)                                                                \
-  KIND template PivotReport factor<B, double, DEVICE>(                                                             \
-      const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, const FactorStorage<double, DEVICE>&,              \
-      Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>, Kokkos::View<const int*, DEVICE>,        \
-      Kokkos::View<const int*, DEVICE>, Kokkos::View<double*, DEVICE>, double, double);                            \
-  KIND template void triangular_sweep<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&, \
-                                                         const FactorStorage<double, DEVICE>&,                     \
+#define TRELLIS_STRUCT_ILU_KERNELS(KIND, DEVICE, B)                                                                    \
+  KIND template PivotReport factor<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&,        \
+                                                      const FactorStorage<double, DEVICE>&, const FactorPlan<DEVICE>&, \
+                                                      Kokkos::View<double*, DEVICE>, double, double);                  \
+  KIND template void triangular_sweep<B, double, DEVICE>(const DEVICE::execution_space&, WavefrontLayout<DEVICE>&,     \
+                                                         const FactorStorage<double, DEVICE>&,                         \
                                                          Kokkos::View<double*, DEVICE>, bool, bool);
 #define TRELLIS_STRUCT_ILU_KERNELS_INSTANTIATE(DEVICE, B) TRELLIS_STRUCT_ILU_KERNELS(, DEVICE, B)
 #if TRELLIS_ENABLE_ETI
