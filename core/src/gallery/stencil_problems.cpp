@@ -25,6 +25,23 @@ void graph_laplacian(StencilMatrix& A) {
     for (int e = 0; e < s; ++e) A.block(p, e)[0] = e == centre ? double(s - 1) : -1.0;
 }
 
+void coupled(StencilMatrix& A, std::uint64_t seed) {
+  const int s = A.stencil().size(), centre = A.stencil().centre(), b = A.dof();
+  constexpr double coupling = 0.1;
+  for (long p = 0; p < A.points(); ++p) {
+    for (int r = 0; r < b; ++r) {
+      double sum = 0;  // the coupling's magnitudes in the row
+      for (int e = 0; e < s; ++e)
+        for (int c = 0; c < b; ++c) {
+          const double v = coupling * uniform(seed, std::uint64_t(p) * s + e, r * b + c);
+          A.block(p, e)[r * b + c] = v - (e != centre && r == c ? 1.0 : 0.0);
+          if (e != centre || c != r) sum += std::abs(v);
+        }
+      A.block(p, centre)[r * b + r] = double(s - 1) + sum;  // Dirichlet: the whole stencil's count
+    }
+  }
+}
+
 void dominant(StencilMatrix& A, std::uint64_t seed, bool symmetric) {
   const int s = A.stencil().size(), centre = A.stencil().centre(), b = A.dof();
   const auto& offs = A.stencil().offsets();
@@ -86,6 +103,11 @@ StencilMatrix stencil_problem(const Stencil& stencil, std::array<int, 3> grid, i
     case StencilPde::dominant_sym: {
       StencilMatrix A(grid, stencil, dof);
       dominant(A, seed, pde == StencilPde::dominant_sym);
+      return A;
+    }
+    case StencilPde::coupled: {
+      StencilMatrix A(grid, stencil, dof);
+      coupled(A, seed);
       return A;
     }
   }

@@ -20,7 +20,13 @@ namespace trellis::gallery {
 ///   dominant, nonsymmetric, any stencil and dof (for the block systems of
 ///   Table 4 that have no generator here: Navier-Stokes, Euler, Cahn-Hilliard).
 /// dominant-sym: the same, symmetrized (A + Aᵀ)/2 first: for IC and CG.
-enum class StencilPde { poisson, convdiff, dominant, dominant_sym };
+/// coupled: a diffusion system of dof weakly coupled fields, as hard as
+///   the paper's block problems (Table 4 iterates 11-22 times): every
+///   neighbour block -(I + R/10), R random in [-1, 1], the centre block
+///   R/10 with (s - 1) + the row's coupling magnitudes on its diagonal (each
+///   field the stencil's Laplacian with Dirichlet boundary); unlike
+///   `dominant`'s 4 iterations at any size, the count grows with the grid.
+enum class StencilPde { poisson, convdiff, dominant, dominant_sym, coupled };
 
 }  // namespace trellis::gallery
 
@@ -34,6 +40,7 @@ struct NameTable<gallery::StencilPde> {
       {StencilPde::convdiff, "convdiff"},
       {StencilPde::dominant, "dominant"},
       {StencilPde::dominant_sym, "dominant-sym"},
+      {StencilPde::coupled, "coupled"},
   };
 };
 }  // namespace trellis
