@@ -69,7 +69,7 @@ const std::vector<Generator>& generators() {
        {"dof", "pde", "seed"},
        "stencil:SHAPE:NXxNYxNZ[:dof=D][:pde=P]",
        "StructILU's stencil matrices: SHAPE star7|star13|diamond13|diamond25|box27, D in 1..8 (default 1), "
-       "P poisson|convdiff|dominant|dominant-sym (default poisson for D = 1, else dominant; seed=S)"},
+       "P poisson|convdiff|dominant|dominant-sym|coupled (default poisson for D = 1, else dominant; seed=S)"},
       {"random",
        Kind::random,
        1,
