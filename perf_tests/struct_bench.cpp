@@ -23,10 +23,11 @@
 // permuted inside the clock), StructILU in the grid's numbering on the BSR
 // SpMV, and cuSPARSE ILU0 (csrilu02 + SpSV on the point CSR) on the BSR SpMV.
 //
-//   struct_bench [--cases star7:1,box27:4,...] [--values V] [--grid NXxNYxNZ] [--tiles 32x4,64x2,...] [--solves]
+//   struct_bench [--cases star7:1,box27:4,...] [--values V,...] [--grid NXxNYxNZ] [--tiles 32x4,64x2,...] [--solves]
 //                [--solve-scale F] [--reps R] [--quick] [--entry-lanes automatic|on|off]
 //                [--levels-per-wait 0,1,4,...] [--teams-per-sm 0,1,2,...] [--no-baselines] [--ablation]
 //                [--json FILE]
+// --values: several sizes run every case at each (seed 003 Figure 9, performance against size).
 // --grid: this grid for every case instead of N^3 (e.g. 32x4x16384: a single tile's chain).
 // --tiles: the tile shapes to try (lines along î x ĵ; the fastest lower solve counts).
 // --entry-lanes: StructIluOptions::entry_lanes (the DoF-1 factorization of wide stencils).
@@ -454,7 +455,8 @@ struct Settings {
       "star7:1,star7:2,star7:4,star7:6,star7:8,star13:1,star13:2,star13:4,star13:6,star13:8,"
       "diamond13:1,diamond13:2,diamond13:4,diamond13:6,diamond13:8,diamond25:1,diamond25:2,diamond25:4,"
       "diamond25:6,diamond25:8,box27:1,box27:2,box27:4,box27:6,box27:8";
-  double values = 1.2e8, solve_scale = 0.5;
+  std::vector<double> values{1.2e8};
+  double solve_scale = 0.5;
   bool solves = false, quick = false;
   int reps = 10;
   std::string json_path;
@@ -471,7 +473,17 @@ int parse_options(int argc, char** argv, Settings& st) {
                         "StructILU (seed 003) on the paper's stencils x DoF (Table 3) against cuSPARSE and "
                         "Trellis's general solves, and its end-to-end solves (Table 4, --solves).");
   cl.text("--cases", st.cases_text, "stencil:dof cases, comma-separated (default Table 3's 25)")
-      .number("--values", st.values, "block entries per case's matrix (sets the grid N^3)", 1, 1e12)
+      .word(
+          "--values",
+          [&](const std::string& list) {
+            st.values.clear();
+            for (const auto& t : bench::split_list(list)) {
+              const double v = bench::parse_number("--values", t);
+              if (!(v >= 1 && v <= 1e12)) throw InputError(t + " is not in [1, 1e12]");
+              st.values.push_back(v);
+            }
+          },
+          "block entries per case's matrix (sets the grid N^3), comma-separated: each case at each")
       .flag("--solves", st.solves, "also run Table 4's solves")
       .number("--solve-scale", st.solve_scale, "the solves' grids scaled by this", 1e-3, 10)
       .number("--reps", st.reps, "timed runs per kernel", 1, 1000000)
@@ -502,7 +514,8 @@ int parse_options(int argc, char** argv, Settings& st) {
 
 int run(const Settings& st) {
   std::string cases_text = st.cases_text;
-  double values = st.values, solve_scale = st.solve_scale;
+  std::vector<double> values = st.values;
+  double solve_scale = st.solve_scale;
   bool solves = st.solves;
   const bool quick = st.quick, baselines = st.baselines;
   int reps = st.reps;
@@ -511,7 +524,7 @@ int run(const Settings& st) {
   const auto waits = st.waits, teams = st.teams;
   const auto grid = st.grid;
   const auto entry_lanes = st.entry_lanes;
-  if (quick) cases_text = "star7:1,diamond13:2,box27:3", values = 2e5, solve_scale = 0.1, reps = 3, solves = true;
+  if (quick) cases_text = "star7:1,diamond13:2,box27:3", values = {2e5}, solve_scale = 0.1, reps = 3, solves = true;
   bench::TimingPolicy policy;
   policy.warmups = 2;
   policy.reps = reps;
@@ -521,16 +534,17 @@ int run(const Settings& st) {
   std::printf("struct_bench on %s; copy bandwidth %.0f GB/s\n", bench::device_name().c_str(), copy_gbs);
   JsonArray kernels, solve_rows;
   std::vector<double> lower_speedups, factor_speedups;
-  for (const Case& c : parse_cases(cases_text)) {
-    try {
-      JsonObject row = kernel_case(c, values, grid, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
-                                   st.ablation, lower_speedups, factor_speedups);
-      kernels.push(row);
-    } catch (const std::exception& e) {  // report and go on
-      std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());
-      kernels.push(JsonObject().set("stencil", to_string(c.shape)).set("dof", c.dof).set("error", e.what()));
+  for (const Case& c : parse_cases(cases_text))
+    for (double v : values) {
+      try {
+        JsonObject row = kernel_case(c, v, grid, policy, copy_gbs, tiles, entry_lanes, waits, teams, baselines,
+                                     st.ablation, lower_speedups, factor_speedups);
+        kernels.push(row.set("values", v));
+      } catch (const std::exception& e) {  // report and go on
+        std::printf("%s dof %d failed: %s\n", to_string(c.shape), c.dof, e.what());
+        kernels.push(JsonObject().set("stencil", to_string(c.shape)).set("dof", c.dof).set("error", e.what()));
+      }
     }
-  }
   const double lower_gm = bench::geometric_mean(lower_speedups), factor_gm = bench::geometric_mean(factor_speedups);
   if (!lower_speedups.empty())  // none with --no-baselines
     std::printf("geometric mean over %zu cases: lower solve %.2fx the fastest baseline, factorization %.2fx cuSPARSE\n",
@@ -563,7 +577,11 @@ int run(const Settings& st) {
     JsonObject out;
     out.set("run", bench::run_record()).set("benchmark", "struct_bench").set("device", bench::device_name());
     out.set("copy_gbs", copy_gbs);
-    out.set("values_per_case", values).set("lower_speedup_geomean", lower_gm).set("factor_speedup_geomean", factor_gm);
+    if (values.size() == 1)
+      out.set("values_per_case", values.front());
+    else
+      out.set("values_per_case", values);
+    out.set("lower_speedup_geomean", lower_gm).set("factor_speedup_geomean", factor_gm);
     out.set("kernels", kernels).set("solves", solve_rows);
     if (!bench::write_text_file(json_path, out.str() + "\n")) return 1;
   }

@@ -36,10 +36,8 @@ struct NameTable<gallery::StencilPde> {
   using StencilPde = gallery::StencilPde;
   static constexpr const char* what = "stencil problem";
   static constexpr NameEntry<StencilPde> entries[] = {
-      {StencilPde::poisson, "poisson"},
-      {StencilPde::convdiff, "convdiff"},
-      {StencilPde::dominant, "dominant"},
-      {StencilPde::dominant_sym, "dominant-sym"},
+      {StencilPde::poisson, "poisson"},   {StencilPde::convdiff, "convdiff"},
+      {StencilPde::dominant, "dominant"}, {StencilPde::dominant_sym, "dominant-sym"},
       {StencilPde::coupled, "coupled"},
   };
 };
