@@ -131,6 +131,7 @@ PivotReport factor(const typename Device::execution_space& space, WavefrontLayou
   // Row r of the point's block row: the lower entries order[k0, k1)
   // eliminated in place.
   auto eliminate_row = [=] KOKKOS_FUNCTION(const SweepPoint& pt, int r, int k0, int k1) {
+    if (k0 >= k1) return;
     const int i = pt.i, j = pt.j, k = pt.k, hi = pt.hi, hj = pt.hj, lev = pt.level;
     const long pos = pt.position;
     // The row is read and updated many times (every update entry): a
