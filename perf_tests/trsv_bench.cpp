@@ -130,7 +130,7 @@ int parse_options(int argc, char** argv, Options& o) {
       .word(
           "--algorithms", [&](const std::string& list) { o.algorithms = parse_algorithms(list); },
           "Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-value, elmc, syncfree-naive, "
-          "tile-levelset, tile-syncfree, block-syncfree, auto); default: all concrete ones")
+          "tile-levelset, tile-syncfree, block-syncfree, team-levelset, auto); default: all concrete ones")
       .word(
           "--baselines", [&](const std::string& list) { o.baselines = parse_baselines(list); },
           "kk-rp, kk-tp1, kk-tp1chain, cusparse, or none (default all)")
@@ -344,6 +344,7 @@ std::string short_label(TrsvAlgorithm a) {
     case TrsvAlgorithm::tile_levelset: return "TILE-LS";
     case TrsvAlgorithm::tile_syncfree: return "TILE-SF";
     case TrsvAlgorithm::block_syncfree: return "BLK";
+    case TrsvAlgorithm::team_levelset: return "TEAM";
     case TrsvAlgorithm::automatic: return "AUTO";
   }
   return to_string(a);

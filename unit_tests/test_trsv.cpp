@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -175,6 +176,52 @@ TYPED_TEST(TrsvOnBackend, BlockSyncfreeBlocksOutsideScratchMatchReference) {
   EXPECT_LT(test::relative_error(host_vector(x), expected), 1e-10);
 }
 
+// team-levelset's three layouts, sized from this backend's fast team scratch:
+// every row's entries staged, only the leading rows' (x takes two thirds of
+// it), and x in level-1 scratch (x alone does not fit); lower and upper,
+// plain solves against the reference, on the plan the solver would build.
+TYPED_TEST(TrsvOnBackend, TeamLevelsetMatchesReferenceInEveryScratchLayout) {
+  using Device = TypeParam;
+  using Exec = typename Device::execution_space;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const size_t fast = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  if (fast > (size_t(1) << 24)) GTEST_SKIP() << "team scratch of " << fast << " bytes: every layout is the first";
+  enum class Layout { all_staged, some_staged, level_one };
+  const std::pair<Layout, ordinal_t> cases[] = {{Layout::all_staged, ordinal_t(fast / 200)},
+                                                {Layout::some_staged, ordinal_t(fast / 12)},
+                                                {Layout::level_one, ordinal_t(fast / 8 + 64)}};
+  typename Device::execution_space space;
+  for (const auto& [layout, n] : cases) {
+    SCOPED_TRACE("layout " + std::to_string(int(layout)) + ", n = " + std::to_string(n));
+    const HostCsr L = gallery::random_lower_triangular(n, gallery::TriangularShape::sparse_rows, seed);
+    for (Triangle tri : {Triangle::lower, Triangle::upper}) {
+      const HostCsr T = tri == Triangle::lower ? L : transpose(L);
+      const auto dT = to_device<Device>(T);
+      std::string reason;
+      auto plans = detail::analyze(space, dT, tri, false, TrsvAlgorithm::team_levelset, false, reason);
+      ASSERT_TRUE(plans.team);
+      const auto& p = *plans.team;
+      switch (layout) {
+        case Layout::all_staged:
+          EXPECT_EQ(p.scratch_level, 0);
+          EXPECT_EQ(p.staged_rows, n);
+          break;
+        case Layout::some_staged:
+          EXPECT_EQ(p.scratch_level, 0);
+          EXPECT_GT(p.staged_rows, 0);
+          EXPECT_LT(p.staged_rows, n);
+          break;
+        case Layout::level_one:
+          EXPECT_EQ(p.scratch_level, 1);
+          EXPECT_EQ(p.staged_rows, 0);
+          break;
+      }
+      check_solve<Device>(T, tri, TrsvAlgorithm::team_levelset, DiagonalForm::stored, seed + 11);
+    }
+  }
+}
+
 TYPED_TEST(TrsvOnBackend, BlockSyncfreeRejectsBlockSizesThatDoNotFit) {
   const auto dA = to_device<TypeParam>(gallery::laplace2d_5pt(10, 10));
   TrsvOptions opt;
@@ -243,22 +290,29 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
 }
 
 // The rule of choose_algorithm: level-set CSR on host backends; on GPUs
-// block-syncfree for a grid numbered along its lines (many levels, short
-// rows, half the entries inside a row's block), elmr-value for long rows
-// reaching into many other blocks.
+// team-levelset for a grid whose x fits team scratch (thin levels: one team
+// ahead of the whole GPU), block-syncfree for a grid too large for it
+// (many levels, short rows, half the entries inside a row's block),
+// elmr-value for long rows reaching into many other blocks.
 TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
   using Exec = typename TypeParam::execution_space;
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const auto grid = to_device<TypeParam>(gallery::laplace2d_5pt(128, 128));
+  const size_t fast = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
+  const int side = std::max(8, int(std::sqrt(double(fast) / 10)));  // 8 bytes of x a row, 4 of level starts
+  const auto small_grid = to_device<TypeParam>(gallery::laplace2d_5pt(side, side));
+  const auto grid = to_device<TypeParam>(gallery::laplace2d_5pt(400, 400));
   const auto scattered =
-      to_device<TypeParam>(gallery::random_lower_triangular(3000, gallery::TriangularShape::dense_rows, seed));
+      to_device<TypeParam>(gallery::random_lower_triangular(30000, gallery::TriangularShape::dense_rows, seed));
+  TriangularSolver<double, TypeParam> on_small_grid(small_grid, TrsvOptions{});
   TriangularSolver<double, TypeParam> on_grid(grid, TrsvOptions{});
   TriangularSolver<double, TypeParam> on_scattered(scattered, TrsvOptions{});
   if (detail::is_host_space<Exec>()) {
+    EXPECT_EQ(on_small_grid.algorithm(), TrsvAlgorithm::levelset_csr);
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::levelset_csr);
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::levelset_csr);
   } else {
+    EXPECT_EQ(on_small_grid.algorithm(), TrsvAlgorithm::team_levelset) << on_small_grid.choice_reason();
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::elmr_value) << on_scattered.choice_reason();
   }
@@ -438,9 +492,9 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
   for (auto& [name, L] : cases) {
     SCOPED_TRACE(name);
     const HostCsr U = transpose(L);
-    for (TrsvAlgorithm a :
-         {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc, TrsvAlgorithm::syncfree_naive,
-          TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset, TrsvAlgorithm::block_syncfree}) {
+    for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
+                            TrsvAlgorithm::syncfree_naive, TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset,
+                            TrsvAlgorithm::block_syncfree, TrsvAlgorithm::team_levelset}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }

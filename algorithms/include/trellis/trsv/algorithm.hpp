@@ -14,6 +14,7 @@ enum class TrsvAlgorithm {
   tile_levelset,   // TileSpTRSV level-set (seed 004): 16x16 tiles, a launch per tile level
   tile_syncfree,   // TileSpTRSV sync-free (seed 004): a warp per tile column, tile counters
   block_syncfree,  // blocks of consecutive rows: level steps in team scratch, sync-free between blocks
+  team_levelset,   // the whole triangle in one team: x in team scratch, a barrier per level
   automatic,       // chosen from the analysis; the solver reports which
 };
 
@@ -30,22 +31,24 @@ struct NameTable<TrsvAlgorithm> {
       {TrsvAlgorithm::tile_levelset, "tile-levelset"},
       {TrsvAlgorithm::tile_syncfree, "tile-syncfree"},
       {TrsvAlgorithm::block_syncfree, "block-syncfree"},
+      {TrsvAlgorithm::team_levelset, "team-levelset"},
       {TrsvAlgorithm::automatic, "auto"},
   };
 };
 
 /// Every concrete algorithm (not `automatic`), for tests and benchmarks.
-inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {
-    TrsvAlgorithm::levelset_csr,  TrsvAlgorithm::levelset_csc,  TrsvAlgorithm::elmr,
-    TrsvAlgorithm::elmr_value,    TrsvAlgorithm::elmc,          TrsvAlgorithm::syncfree_naive,
-    TrsvAlgorithm::tile_levelset, TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::block_syncfree};
+inline constexpr TrsvAlgorithm all_trsv_algorithms[] = {TrsvAlgorithm::levelset_csr,   TrsvAlgorithm::levelset_csc,
+                                                        TrsvAlgorithm::elmr,           TrsvAlgorithm::elmr_value,
+                                                        TrsvAlgorithm::elmc,           TrsvAlgorithm::syncfree_naive,
+                                                        TrsvAlgorithm::tile_levelset,  TrsvAlgorithm::tile_syncfree,
+                                                        TrsvAlgorithm::block_syncfree, TrsvAlgorithm::team_levelset};
 
 /// Whether an algorithm's result is bit-reproducible run to run. The CSC
 /// variants and tile-syncfree accumulate with atomics in a schedule-dependent
 /// order: not.
 inline bool is_deterministic(TrsvAlgorithm a) {
   return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
-         a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::block_syncfree;
+         a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::block_syncfree || a == TrsvAlgorithm::team_levelset;
 }
 
 }  // namespace trellis

@@ -39,7 +39,7 @@ struct BlockPlan {
   view<ordinal_t*> slot_row;     // the row at each slot
   view<offset_t*> row_map;       // the strict triangle by slot
   view<ordinal_t*> col;          // >= 0: a row of an earlier block; < 0: -1 - (its slot in this block)
-  view<Scalar*> values;          // from the factor, times the row's inverse diagonal (load_block_values)
+  view<Scalar*> values;          // from the factor, times the row's inverse diagonal (load_slot_values)
   view<Scalar*> inv_diag;        // by slot, likewise
   view<offset_t*> source;        // the factor position of each entry
   view<int> ticket;              // next block to hand out
@@ -271,12 +271,12 @@ BlockPlan<Scalar, Device> build_block_plan(const typename Device::execution_spac
   return p;
 }
 
-/// Numeric phase: the factor's values in slot order, each row scaled by its
-/// inverse diagonal (the solve computes x_i = d_i b_i - sum_j d_i l_ij x_j),
-/// and the inverse diagonal by slot.
-template <class Scalar, class Device>
-void load_block_values(const typename Device::execution_space& space, BlockPlan<Scalar, Device>& p,
-                       const TriangularFactor<Scalar, Device>& f) {
+/// Numeric phase of a plan in slot order (BlockPlan, TeamPlan): the factor's
+/// values, each row scaled by its inverse diagonal (the solve computes
+/// x_i = d_i b_i - sum_j d_i l_ij x_j), and the inverse diagonal by slot.
+template <class Plan, class Scalar, class Device>
+void load_slot_values(const typename Device::execution_space& space, Plan& p,
+                      const TriangularFactor<Scalar, Device>& f) {
   using policy = trellis::RangePolicy<typename Device::execution_space>;
   const auto values = p.values, inv_diag = p.inv_diag;
   const auto source = p.source;

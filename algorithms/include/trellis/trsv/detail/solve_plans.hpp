@@ -11,6 +11,7 @@
 #include "trellis/trsv/detail/element_plan.hpp"
 #include "trellis/trsv/detail/factor.hpp"
 #include "trellis/trsv/detail/levelset_plan.hpp"
+#include "trellis/trsv/detail/team_plan.hpp"
 #include "trellis/trsv/detail/tile_plan.hpp"
 
 namespace trellis::detail {
@@ -26,6 +27,7 @@ struct SolvePlans {
   std::optional<ElementPlan<Scalar, Device>> element;
   std::optional<TilePlan<Scalar, Device>> tile;
   std::optional<BlockPlan<Scalar, Device>> block;
+  std::optional<TeamPlan<Scalar, Device>> team;
 };
 
 }  // namespace trellis::detail

@@ -10,6 +10,7 @@
 #include "trellis/trsv/detail/block_kernels.hpp"
 #include "trellis/trsv/detail/element_kernels.hpp"
 #include "trellis/trsv/detail/levelset_kernels.hpp"
+#include "trellis/trsv/detail/team_kernels.hpp"
 #include "trellis/trsv/detail/tile_kernels.hpp"
 #include "trellis/trsv/detail/value_flag_kernels.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
@@ -26,7 +27,7 @@ struct BlockRule {
   static constexpr int chain_levels = 1000;            // unless the levels are this many
 };
 
-enum class TrsvFamily { levelset, element, tile, block };
+enum class TrsvFamily { levelset, element, tile, block, team };
 
 inline TrsvFamily family_of(TrsvAlgorithm a) {
   switch (a) {
@@ -39,6 +40,7 @@ inline TrsvFamily family_of(TrsvAlgorithm a) {
     case TrsvAlgorithm::tile_levelset:
     case TrsvAlgorithm::tile_syncfree: return TrsvFamily::tile;
     case TrsvAlgorithm::block_syncfree: return TrsvFamily::block;
+    case TrsvAlgorithm::team_levelset: return TrsvFamily::team;
     case TrsvAlgorithm::automatic: break;
   }
   throw Error("trsv: algorithm not resolved to a family");
@@ -49,7 +51,10 @@ inline bool needs_csc(TrsvAlgorithm a) {
 }
 
 /// `automatic`: on host backends the level-set CSR solve (threads are few,
-/// spinning wastes them). On GPUs block-syncfree where its blocks pay off:
+/// spinning wastes them). On GPUs team-levelset where x fits team scratch
+/// and TeamModel puts one team ahead of a solve spread over the GPU (thin
+/// levels: a chain of barriers beats a chain of hand-offs); else
+/// block-syncfree where its blocks pay off:
 /// many levels, short rows (one thread sums a row), and a numbering that
 /// keeps 45% of the entries inside their row's block or else very many
 /// levels (the chain then dominates); elsewhere elmr-value. The conditions
@@ -68,8 +73,23 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
     reason = buf;
     return TrsvAlgorithm::levelset_csr;
   }
-  const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
   const double per_row = f.n ? double(f.nnz_strict) / f.n : 0;
+  if (team_fits_fast_scratch<exec, Scalar>(f.n, levels.num_levels)) {
+    int lanes = 1, team_rows = 1;
+    team_shape<exec>(per_row, levels.max_parallelism(), lanes, team_rows);
+    double team_us = 0, spread_us = 0;
+    TeamModel().estimate(levels, team_rows, double(f.nnz_strict) * (sizeof(Scalar) + sizeof(ordinal_t)), team_us,
+                         spread_us);
+    if (team_us < spread_us) {
+      std::snprintf(buf, sizeof buf,
+                    "auto: GPU backend, %d levels, %.1f rows/level, x fits team scratch; one team of %d rows x %d "
+                    "lanes estimated at %.0f us against %.0f us spread over the GPU: team-levelset",
+                    levels.num_levels, levels.avg_parallelism(), team_rows, lanes, team_us, spread_us);
+      reason = buf;
+      return TrsvAlgorithm::team_levelset;
+    }
+  }
+  const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
   const double inside = inside_block_fraction(space, f, R);
   const bool blocks = levels.num_levels >= BlockRule::min_levels && per_row <= BlockRule::max_entries_per_row &&
                       (inside >= BlockRule::min_inside_fraction || levels.num_levels >= BlockRule::chain_levels);
@@ -114,6 +134,7 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
       break;
     case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
     case TrsvFamily::block: s.block = build_block_plan(space, s.factor, s.levels, block_rows); break;
+    case TrsvFamily::team: s.team = build_team_plan(space, s.factor, s.levels); break;
   }
   return s;
 }
@@ -125,7 +146,8 @@ void load_values(const typename Device::execution_space& space, SolvePlans<Scala
                  const CsrMatrix<Scalar, Device>& T, Kokkos::View<const Scalar*, Device> diagonal) {
   load_factor_values(space, s.factor, T, diagonal);
   if (s.tile) load_tile_values(space, *s.tile, s.factor);
-  if (s.block) load_block_values(space, *s.block, s.factor);
+  if (s.block) load_slot_values(space, *s.block, s.factor);
+  if (s.team) load_slot_values(space, *s.team, s.factor);
 }
 
 /// Runs one solve. x_old is Gauss-Seidel's x_k for factors that keep the
@@ -145,6 +167,7 @@ void run_solve(const typename Device::execution_space& space, SolvePlans<Scalar,
     case TrsvAlgorithm::tile_levelset: tile_levelset_solve(space, f, *s.tile, b, x, x_old); break;
     case TrsvAlgorithm::tile_syncfree: tile_syncfree_solve(space, f, *s.tile, b, x, x_old); break;
     case TrsvAlgorithm::block_syncfree: block_syncfree_solve(space, f, *s.block, b, x, x_old); break;
+    case TrsvAlgorithm::team_levelset: team_levelset_solve(space, f, *s.team, b, x, x_old); break;
     case TrsvAlgorithm::automatic: throw Error("run_solve: algorithm not resolved");
   }
 }
