@@ -176,10 +176,11 @@ TYPED_TEST(TrsvOnBackend, BlockSyncfreeBlocksOutsideScratchMatchReference) {
   EXPECT_LT(test::relative_error(host_vector(x), expected), 1e-10);
 }
 
-// team-levelset's three layouts, sized from this backend's fast team scratch:
-// every row's entries staged, only the leading rows' (x takes two thirds of
-// it), and x in level-1 scratch (x alone does not fit); lower and upper,
-// plain solves against the reference, on the plan the solver would build.
+// team-levelset's four layouts, sized from this backend's fast team scratch:
+// every row's offsets and entries staged; the offsets and the leading rows'
+// entries (x takes half of it); x alone (x takes 4/5 of it); x in level-1
+// scratch (x alone does not fit). Lower and upper against the reference, on
+// the plan the solver builds.
 TYPED_TEST(TrsvOnBackend, TeamLevelsetMatchesReferenceInEveryScratchLayout) {
   using Device = TypeParam;
   using Exec = typename Device::execution_space;
@@ -187,9 +188,10 @@ TYPED_TEST(TrsvOnBackend, TeamLevelsetMatchesReferenceInEveryScratchLayout) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const size_t fast = Kokkos::TeamPolicy<Exec>::scratch_size_max(0);
   if (fast > (size_t(1) << 24)) GTEST_SKIP() << "team scratch of " << fast << " bytes: every layout is the first";
-  enum class Layout { all_staged, some_staged, level_one };
+  enum class Layout { all_staged, some_entries, x_only, level_one };
   const std::pair<Layout, ordinal_t> cases[] = {{Layout::all_staged, ordinal_t(fast / 200)},
-                                                {Layout::some_staged, ordinal_t(fast / 12)},
+                                                {Layout::some_entries, ordinal_t(fast / 16)},
+                                                {Layout::x_only, ordinal_t(fast / 10)},
                                                 {Layout::level_one, ordinal_t(fast / 8 + 64)}};
   typename Device::execution_space space;
   for (const auto& [layout, n] : cases) {
@@ -202,21 +204,14 @@ TYPED_TEST(TrsvOnBackend, TeamLevelsetMatchesReferenceInEveryScratchLayout) {
       auto plans = detail::analyze(space, dT, tri, false, TrsvAlgorithm::team_levelset, false, reason);
       ASSERT_TRUE(plans.team);
       const auto& p = *plans.team;
-      switch (layout) {
-        case Layout::all_staged:
-          EXPECT_EQ(p.scratch_level, 0);
-          EXPECT_EQ(p.staged_rows, n);
-          break;
-        case Layout::some_staged:
-          EXPECT_EQ(p.scratch_level, 0);
-          EXPECT_GT(p.staged_rows, 0);
-          EXPECT_LT(p.staged_rows, n);
-          break;
-        case Layout::level_one:
-          EXPECT_EQ(p.scratch_level, 1);
-          EXPECT_EQ(p.staged_rows, 0);
-          break;
+      EXPECT_EQ(p.scratch_level, layout == Layout::level_one ? 1 : 0);
+      EXPECT_EQ(p.offsets_staged, layout == Layout::all_staged || layout == Layout::some_entries);
+      if (layout == Layout::all_staged) EXPECT_EQ(p.staged_rows, n);
+      if (layout == Layout::some_entries) {
+        EXPECT_GT(p.staged_rows, 0);
+        EXPECT_LT(p.staged_rows, n);
       }
+      if (layout == Layout::x_only || layout == Layout::level_one) EXPECT_EQ(p.staged_rows, 0);
       check_solve<Device>(T, tri, TrsvAlgorithm::team_levelset, DiagonalForm::stored, seed + 11);
     }
   }

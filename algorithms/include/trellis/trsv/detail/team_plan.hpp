@@ -7,11 +7,14 @@
 // reads consecutive entries and x by slot from scratch.
 //
 // What fits decides the layout: x and the level starts in fast team scratch
-// (level 0) when they fit, and then the entries of as many leading rows as
-// the rest of it holds; otherwise x in level-1 scratch (global memory on
-// GPUs, where `automatic` never picks this algorithm) and no entries staged.
+// (level 0) when they fit, then the row offsets (a level's rows then wait on
+// one global read, their entries, instead of two), then the entries of as
+// many leading rows as the rest of it holds; otherwise x in level-1 scratch
+// (global memory on GPUs, where `automatic` never picks this algorithm) and
+// nothing else staged.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "trellis/core/backend.hpp"
@@ -30,23 +33,25 @@ struct TeamPlan {
   using view = Kokkos::View<T, Device>;
 
   ordinal_t num_levels = 0;
-  int vector_width = 1;          // lanes per row
-  int team_rows = 1;             // rows a pass of the team covers
-  int scratch_level = 0;         // where x and the level starts live
-  ordinal_t staged_rows = 0;     // slots [0, staged_rows) have their entries in level-0 scratch
-  offset_t staged_entries = 0;   // their entries
-  view<offset_t*> level_ptr;     // level l's slots: [level_ptr(l), level_ptr(l + 1)) (the level sets')
-  view<ordinal_t*> slot_row;     // the row at each slot (the level sets' level_rows)
-  view<offset_t*> row_map;       // the strict triangle by slot
-  view<ordinal_t*> col;          // the slot of each dependency
-  view<Scalar*> values;          // from the factor, times the row's inverse diagonal (load_slot_values)
-  view<Scalar*> inv_diag;        // by slot, likewise
-  view<offset_t*> source;        // the factor position of each entry
+  int vector_width = 1;         // lanes per row
+  int team_rows = 1;            // rows a pass of the team covers
+  int launch_rows = 0;          // team_rows as the kernel's registers allow (set by the first solve)
+  int scratch_level = 0;        // where x and the level starts live
+  bool offsets_staged = false;  // row_map in level-0 scratch
+  ordinal_t staged_rows = 0;    // slots [0, staged_rows) have their entries there too
+  offset_t staged_entries = 0;  // their entries
+  view<offset_t*> level_ptr;    // level l's slots: [level_ptr(l), level_ptr(l + 1)) (the level sets')
+  view<ordinal_t*> slot_row;    // the row at each slot (the level sets' level_rows)
+  view<offset_t*> row_map;      // the strict triangle by slot
+  view<ordinal_t*> col;         // the slot of each dependency
+  view<Scalar*> values;         // from the factor, times the row's inverse diagonal (load_slot_values)
+  view<Scalar*> inv_diag;       // by slot, likewise
+  view<offset_t*> source;       // the factor position of each entry
 };
 
 /// What the team keeps in scratch: x by slot and the level starts (at
-/// `scratch_level`), and in level 0 the row offsets, columns and values of
-/// the staged rows.
+/// `scratch_level`), and in level 0 the row offsets when staged and the
+/// columns and values of the staged rows.
 template <class Exec, class Scalar>
 struct TeamScratch {
   using space = typename Exec::scratch_memory_space;
@@ -59,34 +64,28 @@ struct TeamScratch {
   static size_t vector_bytes(ordinal_t n, ordinal_t levels) {
     return view<Scalar>::shmem_size(n) + view<ordinal_t>::shmem_size(levels + 1);
   }
-  static size_t staged_bytes(ordinal_t rows, offset_t entries) {
-    if (rows == 0) return 0;
-    return view<ordinal_t>::shmem_size(rows + 1) + view<ordinal_t>::shmem_size(entries) +
-           view<Scalar>::shmem_size(entries);
+  static size_t offsets_bytes(ordinal_t n) { return view<ordinal_t>::shmem_size(n + 1); }
+  static size_t entries_bytes(offset_t entries) {
+    return view<ordinal_t>::shmem_size(entries) + view<Scalar>::shmem_size(entries);
   }
   template <class Member>
-  KOKKOS_INLINE_FUNCTION TeamScratch(const Member& m, int level, ordinal_t n, ordinal_t levels, ordinal_t rows,
+  KOKKOS_INLINE_FUNCTION TeamScratch(const Member& m, int level, ordinal_t n, ordinal_t levels, bool offsets,
                                      offset_t entries)
       : x(m.team_scratch(level), n),
-        values(m.team_scratch(0), rows ? entries : 0),
+        values(m.team_scratch(0), entries),
         starts(m.team_scratch(level), levels + 1),
-        row_ptr(m.team_scratch(0), rows ? rows + 1 : 0),
-        col(m.team_scratch(0), rows ? entries : 0) {}
+        row_ptr(m.team_scratch(0), offsets ? n + 1 : 0),
+        col(m.team_scratch(0), entries) {}
 };
 
 /// Lanes per row from the mean row length (a power of two, at most the
-/// backend's vector width), and rows per pass: up to 1024 threads on GPUs,
-/// no more rows than the widest level has (at least a warp's worth of
-/// threads); one row at a time on host backends.
+/// backend's vector width), and rows per pass: 1024 threads on GPUs (the
+/// loads before and after the level loop use them all), one row at a time
+/// on host backends.
 template <class Exec>
-void team_shape(double mean_row, ordinal_t widest_level, int& vector_width, int& team_rows) {
+void team_shape(double mean_row, int& vector_width, int& team_rows) {
   vector_width = std::min(max_vector_width<Exec>(), floor_pow2(std::max(1, int(mean_row))));
-  if (is_host_space<Exec>()) {
-    team_rows = 1;
-    return;
-  }
-  team_rows = 1024 / vector_width;
-  while (team_rows > 1 && team_rows / 2 >= widest_level && (team_rows / 2) * vector_width >= 32) team_rows /= 2;
+  team_rows = is_host_space<Exec>() ? 1 : 1024 / vector_width;
 }
 
 /// The time model `automatic` weighs on GPUs: one team makes a pass of
@@ -137,7 +136,7 @@ TeamPlan<Scalar, Device> build_team_plan(const typename Device::execution_space&
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::team_values"), f.nnz_strict);
   p.source = Kokkos::View<offset_t*, Device>(
       Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::trsv::team_source"), f.nnz_strict);
-  team_shape<exec>(n ? double(f.nnz_strict) / n : 0, levels.max_parallelism(), p.vector_width, p.team_rows);
+  team_shape<exec>(n ? double(f.nnz_strict) / n : 0, p.vector_width, p.team_rows);
 
   const size_t vector = scratch::vector_bytes(n, levels.num_levels);
   const size_t fast = size_t(trellis::TeamPolicy<exec>::scratch_size_max(0));
@@ -175,17 +174,20 @@ TeamPlan<Scalar, Device> build_team_plan(const typename Device::execution_space&
         }
       });
 
-  // Entries in fast scratch: the leading rows whose entries the rest of it
-  // holds (7/8 of it: room for the views' alignment padding).
-  if (p.scratch_level == 0 && f.nnz_strict > 0) {
+  // The rest of fast scratch (7/8 of it: room for the views' alignment
+  // padding): the row offsets, then the entries of the leading rows.
+  const size_t budget = p.scratch_level == 0 ? (fast - vector) / 8 * 7 : 0;
+  if (f.nnz_strict > 0 && scratch::offsets_bytes(n) <= budget &&
+      f.nnz_strict <= offset_t(std::numeric_limits<ordinal_t>::max())) {  // offsets kept as ordinal_t
+    p.offsets_staged = true;
+    const size_t left = budget - scratch::offsets_bytes(n);
     auto map_h = Kokkos::create_mirror_view(row_map);
     Kokkos::deep_copy(space, map_h, row_map);
-    space.fence();  // the host reads it
-    const size_t budget = (fast - vector) / 8 * 7;
-    ordinal_t lo = 0, hi = n;  // the most rows whose staging fits
+    space.fence();             // the host reads it
+    ordinal_t lo = 0, hi = n;  // the most rows whose entries fit
     while (lo < hi) {
       const ordinal_t mid = lo + (hi - lo + 1) / 2;
-      if (scratch::staged_bytes(mid, map_h(mid)) <= budget)
+      if (scratch::entries_bytes(map_h(mid)) <= left)
         lo = mid;
       else
         hi = mid - 1;

@@ -76,7 +76,7 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
   const double per_row = f.n ? double(f.nnz_strict) / f.n : 0;
   if (team_fits_fast_scratch<exec, Scalar>(f.n, levels.num_levels)) {
     int lanes = 1, team_rows = 1;
-    team_shape<exec>(per_row, levels.max_parallelism(), lanes, team_rows);
+    team_shape<exec>(per_row, lanes, team_rows);
     double team_us = 0, spread_us = 0;
     TeamModel().estimate(levels, team_rows, double(f.nnz_strict) * (sizeof(Scalar) + sizeof(ordinal_t)), team_us,
                          spread_us);
