@@ -208,21 +208,28 @@ JsonObject kernel_case(const Case& c, double values, std::array<int, 3> fixed_gr
       "  StructILU   factor %9.3f ms  lower %8.3f ms (%.2f us x %d levels)  %6.0f GB/s (%.0f%% of copy)  layout %.3f "
       "s\n",
       factor_s * 1e3, lower_s * 1e3, lower_s / levels * 1e6, levels, gbs, 100 * gbs / copy_gbs, layout_s);
-  if (ablation) {  // the same tile, waits and teams, unpipelined
-    StructIluOptions o;
-    o.tile = best_tile;
-    o.entry_lanes = entry_lanes;
-    o.levels_per_wait = best_wait;
-    o.teams_per_sm = best_teams;
-    o.pipelined_solves = o.pipelined_factor = false;
-    StructIlu<double, Device> M(space, A, o);
-    const double f = bench::time_case([&] { M.factor(space); }, policy).median;
-    const double l =
-        bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
-    row.set("structilu_lower_unpipelined_s", l).set("pipeline_speedup", l / lower_s);
-    row.set("structilu_factor_unpipelined_s", f).set("factor_pipeline_speedup", f / factor_s);
-    std::printf("  unpipelined: factor %9.3f ms, lower %8.3f ms: the pipelines give %.2fx and %.2fx\n", f * 1e3,
-                l * 1e3, f / factor_s, l / lower_s);
+  if (ablation) {  // the same tile, waits and teams, with both pipelines on and with both off
+    const auto time_with = [&](bool pipelined, double& f, double& l) {
+      StructIluOptions o;
+      o.tile = best_tile;
+      o.entry_lanes = entry_lanes;
+      o.levels_per_wait = best_wait;
+      o.teams_per_sm = best_teams;
+      o.pipelined_solves = o.pipelined_factor = pipelined;
+      StructIlu<double, Device> M(space, A, o);
+      f = bench::time_case([&] { M.factor(space); }, policy).median;
+      l = bench::time_case([&] { M.lower_solve_layout(space, x); }, policy, [&] { Kokkos::deep_copy(x, b); }).median;
+    };
+    double f_on = 0, l_on = 0, f_off = 0, l_off = 0;
+    time_with(true, f_on, l_on);
+    time_with(false, f_off, l_off);
+    row.set("structilu_lower_pipelined_s", l_on).set("structilu_factor_pipelined_s", f_on);
+    row.set("structilu_lower_unpipelined_s", l_off).set("pipeline_speedup", l_off / l_on);
+    row.set("structilu_factor_unpipelined_s", f_off).set("factor_pipeline_speedup", f_off / f_on);
+    std::printf(
+        "  pipelined:   factor %9.3f ms, lower %8.3f ms\n  unpipelined: factor %9.3f ms, lower %8.3f ms: the pipelines "
+        "give %.2fx and %.2fx\n",
+        f_on * 1e3, l_on * 1e3, f_off * 1e3, l_off * 1e3, f_off / f_on, l_off / l_on);
   }
   // The model's bounds: levels x a one-tile chain's level, and bytes / copy
   // bandwidth. GPU backends only: there a level of a tile is one point per

@@ -129,7 +129,7 @@ int parse_options(int argc, char** argv, Options& o) {
               "time a slow case gets before its reps are cut (default 1)", 0, 1e6)
       .word(
           "--algorithms", [&](const std::string& list) { o.algorithms = parse_algorithms(list); },
-          "Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-value, elmc, syncfree-naive, "
+          "Trellis algorithms (levelset-csr, levelset-csc, elmr, elmr-lanes, elmr-value, elmc, syncfree-naive, "
           "tile-levelset, tile-syncfree, block-syncfree, team-levelset, auto); default: all concrete ones")
       .word(
           "--baselines", [&](const std::string& list) { o.baselines = parse_baselines(list); },
@@ -338,6 +338,7 @@ std::string short_label(TrsvAlgorithm a) {
     case TrsvAlgorithm::levelset_csr: return "LEVR";
     case TrsvAlgorithm::levelset_csc: return "LEVC";
     case TrsvAlgorithm::elmr: return "ELMR";
+    case TrsvAlgorithm::elmr_lanes: return "ELMR-L";
     case TrsvAlgorithm::elmr_value: return "ELMR-V";
     case TrsvAlgorithm::elmc: return "ELMC";
     case TrsvAlgorithm::syncfree_naive: return "GSF";

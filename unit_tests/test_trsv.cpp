@@ -487,9 +487,10 @@ TYPED_TEST(TrsvOnBackend, SyncFreeKernelsNeverDeadlock) {
   for (auto& [name, L] : cases) {
     SCOPED_TRACE(name);
     const HostCsr U = transpose(L);
-    for (TrsvAlgorithm a : {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
-                            TrsvAlgorithm::syncfree_naive, TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset,
-                            TrsvAlgorithm::block_syncfree, TrsvAlgorithm::team_levelset}) {
+    for (TrsvAlgorithm a :
+         {TrsvAlgorithm::elmr, TrsvAlgorithm::elmr_lanes, TrsvAlgorithm::elmr_value, TrsvAlgorithm::elmc,
+          TrsvAlgorithm::syncfree_naive, TrsvAlgorithm::tile_syncfree, TrsvAlgorithm::tile_levelset,
+          TrsvAlgorithm::block_syncfree, TrsvAlgorithm::team_levelset}) {
       check_solve<Device>(L, Triangle::lower, a, DiagonalForm::stored, seed);
       check_solve<Device>(U, Triangle::upper, a, DiagonalForm::stored, seed);
     }

@@ -65,9 +65,10 @@ struct StructIluOptions {
   int teams_per_sm = 0;
   // The solves' intra-row pipeline (seed 003, section 4.2.1): a point's
   // entries two or more levels back are summed before its level's wait,
-  // so only those of the previous level follow it. Off: every entry after
-  // the wait (the ablation's baseline).
-  bool pipelined_solves = true;
+  // so only those of the previous level follow it. Off by default: on an
+  // H100 it gave 0.92-1.00x at DoF 1-2 and 1.04x at DoF 8 (the waiting
+  // thread's early sum delays its poll; perf_tests/journal/RESULTS.md).
+  bool pipelined_solves = false;
   // The factorization's intra-row level sets and two-substage pipeline
   // (section 4.2.2): a point's lower entries eliminated level by level
   // (entry lanes: a phase per level, not two per entry), those two or more

@@ -38,9 +38,9 @@ bool pattern_is_symmetric(const typename Device::execution_space& space, const C
 }
 
 inline bool is_csr_algorithm(TrsvAlgorithm a) {
-  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_value ||
-         a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::tile_syncfree || a == TrsvAlgorithm::block_syncfree ||
-         a == TrsvAlgorithm::team_levelset || a == TrsvAlgorithm::automatic;
+  return a == TrsvAlgorithm::levelset_csr || a == TrsvAlgorithm::elmr || a == TrsvAlgorithm::elmr_lanes ||
+         a == TrsvAlgorithm::elmr_value || a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::tile_syncfree ||
+         a == TrsvAlgorithm::block_syncfree || a == TrsvAlgorithm::team_levelset || a == TrsvAlgorithm::automatic;
 }
 
 }  // namespace detail

@@ -9,10 +9,10 @@
 // levels, which sit at lower tickets, already taken by running groups; so
 // every wait is on work in progress, on any backend.
 //
-// Waiting is done by one lane of the group (never by lanes waiting on lanes
-// of their own group); results are published then flagged: value, fence,
-// flag. Flags and counters hold solve numbers ("epochs"), so they need no
-// reset between solves.
+// Waiting is done by one lane of the group, or in ELMR-lanes by each lane
+// on its own dependency (never by lanes waiting on lanes of their own
+// group); results are published then flagged: value, fence, flag. Flags and counters hold solve numbers ("epochs"), so
+// they need no reset between solves.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"
@@ -23,9 +23,16 @@
 
 namespace trellis::detail {
 
-/// ELMR: warp t solves unknown jlev(t); lane 0 waits for each dependency's
-/// flag, then the lanes reduce the row, lane 0 publishes x(i) and its flag.
-template <class Scalar, class Device>
+/// Who waits for a row's dependencies in ELMR.
+enum class ElmrWait {
+  lane_zero,   // the lanes test every flag once; if one is unset, lane 0 waits on each in turn
+  every_lane,  // seed 002's Algorithm 3: each lane waits on its own dependency and adds its
+               // product as soon as that one is ready (a warp's lanes wait independently)
+};
+
+/// ELMR: warp t solves unknown jlev(t); the dependencies' flags are waited
+/// for (`Wait`), the lanes reduce the row, lane 0 publishes x(i) and its flag.
+template <ElmrWait Wait, class Scalar, class Device>
 void elmr_solve(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& factor,
                 ElementPlan<Scalar, Device>& plan, Kokkos::View<const Scalar*, Device> b,
                 Kokkos::View<Scalar*, Device> x, Kokkos::View<const Scalar*, Device> x_old) {
@@ -38,30 +45,43 @@ void elmr_solve(const typename Device::execution_space& space, const TriangularF
   const auto order = plan.order;
   const auto ready = plan.ready;
   for_each_ticket(
-      space, plan.ticket, factor.n, "trellis::trsv::elmr", max_vector_width<exec>(),
-      KOKKOS_LAMBDA(const member_type& m, int t) {
+      space, plan.ticket, factor.n, Wait == ElmrWait::lane_zero ? "trellis::trsv::elmr" : "trellis::trsv::elmr_lanes",
+      max_vector_width<exec>(), KOKKOS_LAMBDA(const member_type& m, int t) {
         const ordinal_t i = order(t);
         const offset_t k0 = rows.row_map(i), k1 = rows.row_map(i + 1);
         // Gauss-Seidel's x_k part needs no waiting: done first
         // (empty for plain triangular solves).
         Scalar sum = other_part(m, other, i, x_old), tri = 0;
-        // The lanes look at all flags once, in parallel; only if
-        // some dependency is not yet published does lane 0 spin.
-        int pending = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, k0, k1),
-            [&](offset_t k, int& waiting) { waiting += Kokkos::volatile_load(&ready(rows.col_ind(k))) != epoch; },
-            pending);
-        if (pending)
-          Kokkos::single(Kokkos::PerThread(m), [&]() {
-            for (offset_t k = k0; k < k1; ++k)
-              while (Kokkos::volatile_load(&ready(rows.col_ind(k))) != epoch) {
-              }
-          });
-        Kokkos::memory_fence();  // acquire: x(j) reads follow the flags
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(m, k0, k1),
-            [&](offset_t k, Scalar& s) { s += rows.values(k) * Kokkos::volatile_load(&x(rows.col_ind(k))); }, tri);
+        if (Wait == ElmrWait::every_lane) {  // not constexpr: nvcc lambdas may not first-capture there
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, k0, k1),
+              [&](offset_t k, Scalar& s) {
+                const ordinal_t j = rows.col_ind(k);
+                while (Kokkos::volatile_load(&ready(j)) != epoch) {
+                }
+                Kokkos::memory_fence();  // acquire: x(j) follows its flag
+                s += rows.values(k) * Kokkos::volatile_load(&x(j));
+              },
+              tri);
+        } else {
+          // The lanes look at all flags once, in parallel; only if
+          // some dependency is not yet published does lane 0 spin.
+          int pending = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, k0, k1),
+              [&](offset_t k, int& waiting) { waiting += Kokkos::volatile_load(&ready(rows.col_ind(k))) != epoch; },
+              pending);
+          if (pending)
+            Kokkos::single(Kokkos::PerThread(m), [&]() {
+              for (offset_t k = k0; k < k1; ++k)
+                while (Kokkos::volatile_load(&ready(rows.col_ind(k))) != epoch) {
+                }
+            });
+          Kokkos::memory_fence();  // acquire: x(j) reads follow the flags
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, k0, k1),
+              [&](offset_t k, Scalar& s) { s += rows.values(k) * Kokkos::volatile_load(&x(rows.col_ind(k))); }, tri);
+        }
         sum += tri;
         Kokkos::single(Kokkos::PerThread(m), [&]() {
           x(i) = (b(i) - sum) * inv_diag(i);

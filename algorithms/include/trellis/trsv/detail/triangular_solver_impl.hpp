@@ -34,6 +34,7 @@ inline TrsvFamily family_of(TrsvAlgorithm a) {
     case TrsvAlgorithm::levelset_csr:
     case TrsvAlgorithm::levelset_csc: return TrsvFamily::levelset;
     case TrsvAlgorithm::elmr:
+    case TrsvAlgorithm::elmr_lanes:
     case TrsvAlgorithm::elmr_value:
     case TrsvAlgorithm::elmc:
     case TrsvAlgorithm::syncfree_naive: return TrsvFamily::element;
@@ -160,7 +161,8 @@ void run_solve(const typename Device::execution_space& space, SolvePlans<Scalar,
   switch (s.algorithm) {
     case TrsvAlgorithm::levelset_csr: levelset_csr_solve(space, f, *s.levelset, b, x, x_old); break;
     case TrsvAlgorithm::levelset_csc: levelset_csc_solve(space, f, *s.levelset, b, x); break;
-    case TrsvAlgorithm::elmr: elmr_solve(space, f, *s.element, b, x, x_old); break;
+    case TrsvAlgorithm::elmr: elmr_solve<ElmrWait::lane_zero>(space, f, *s.element, b, x, x_old); break;
+    case TrsvAlgorithm::elmr_lanes: elmr_solve<ElmrWait::every_lane>(space, f, *s.element, b, x, x_old); break;
     case TrsvAlgorithm::elmr_value: elmr_value_solve(space, f, *s.element, b, x, x_old); break;
     case TrsvAlgorithm::elmc: elmc_solve(space, f, *s.element, b, x); break;
     case TrsvAlgorithm::syncfree_naive: syncfree_naive_solve(space, f, *s.element, b, x); break;
