@@ -285,10 +285,10 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
 }
 
 // The rule of choose_algorithm: level-set CSR on host backends; on GPUs
-// team-levelset for a grid whose x fits team scratch (thin levels: one team
-// ahead of the whole GPU), block-syncfree for a grid too large for it
-// (many levels, short rows, half the entries inside a row's block),
-// elmr-value for long rows reaching into many other blocks.
+// team-levelset for a grid whose x fits team scratch exactly when TeamModel
+// puts one team ahead, block-syncfree for a grid too large for it (many
+// levels, short rows, half the entries inside a row's block), elmr-value
+// for long rows reaching into many other blocks.
 TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
   using Exec = typename TypeParam::execution_space;
   const auto seed = test::fresh_seed();
@@ -307,7 +307,14 @@ TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::levelset_csr);
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::levelset_csr);
   } else {
-    EXPECT_EQ(on_small_grid.algorithm(), TrsvAlgorithm::team_levelset) << on_small_grid.choice_reason();
+    double team_us = 0, spread_us = 0;
+    const auto& levels = on_small_grid.levels();
+    const double per_row = double(on_small_grid.nnz_strict()) / on_small_grid.num_rows();
+    int lanes = 1, team_rows = 1;
+    detail::team_shape<Exec>(per_row, lanes, team_rows);
+    detail::TeamModel().estimate(levels, team_rows, on_small_grid.nnz_strict() * 12.0, team_us, spread_us);
+    EXPECT_EQ(on_small_grid.algorithm() == TrsvAlgorithm::team_levelset, team_us < spread_us)
+        << on_small_grid.choice_reason();
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::elmr_value) << on_scattered.choice_reason();
   }

@@ -187,8 +187,53 @@ def struct_section(doc, plots):
     return lines
 
 
-SECTIONS = [("solve.json", solve_section), ("refactor.json", refactor_section), ("struct.json", struct_section)]
-NOT_YET = ["triangular solves and Gauss-Seidel (seed 002: trsv_bench)", "TileSpTRSV (seed 004: trsv_bench)",
+def trsv_section(doc, plots):
+    rows = [p for p in doc.get("problems", []) if p.get("trsv")]
+    solvers = []
+    for p in rows:
+        for t in p["trsv"]:
+            if t["family"] == "trellis" and t["solver"] not in solvers:
+                solvers.append(t["solver"])
+    lines = ["## Triangular solves: every algorithm and `auto` against cuSPARSE SpSV (seeds 002, 004, issue 59)", "",
+             run_line(doc), "",
+             "Lower + upper solve of each matrix's triangles, ms (median of the timed runs); `auto` against "
+             "cuSPARSE SpSV in the same run. The target (issue 59): `auto` 2x cuSPARSE in geometric mean.", "",
+             "| problem | rows | levels (L) | " + " | ".join(solvers) + " | cuSPARSE | auto vs cuSPARSE | fastest |",
+             "|---|---|---|" + "---|" * len(solvers) + "---|---|---|"]
+    labels, values = [], []
+
+    def pair_ms(t):
+        try:
+            return (t["lower"]["median_s"] + t["upper"]["median_s"]) * 1e3
+        except (KeyError, TypeError):
+            return None
+
+    for p in rows:
+        by = {t["solver"]: t for t in p["trsv"]}
+        times = {k: pair_ms(t) for k, t in by.items() if t.get("status") == "ok"}
+        cu = times.get("cuSPARSE")
+        auto = times.get("AUTO")
+        own = {k: v for k, v in times.items() if k in solvers and k != "AUTO" and v}
+        fastest = min(own, key=own.get) if own else "-"
+        speed = cu / auto if cu and auto else None
+        lines.append("| %s | %d | %d | %s | %s | %s | %s |" % (
+            short(p["problem"]), p["n"], p.get("levels_lower", 0),
+            " | ".join("%.3f" % times[k] if times.get(k) else by.get(k, {}).get("status", "-") for k in solvers),
+            "%.3f" % cu if cu else "-", ratio(speed), fastest))
+        labels.append(short(p["problem"]))
+        values.append(speed)
+    lines += ["", "Geometric mean of auto vs cuSPARSE over %d problems: **%s**." % (len(rows), ratio(geomean(values))),
+              ""]
+    if any(v for v in values):
+        plots["trsv_auto_vs_cusparse.svg"] = svg_bars("triangular solves: auto vs cuSPARSE SpSV", labels, values)
+        lines += ["![auto vs cuSPARSE SpSV](status/trsv_auto_vs_cusparse.svg)", ""]
+    return lines
+
+
+SECTIONS = [("solve.json", solve_section), ("refactor.json", refactor_section), ("struct.json", struct_section),
+            ("trsv.json", trsv_section)]
+NOT_YET = ["TileSpTRSV's own figures (seed 004: trsv_bench --algorithms tile-levelset,tile-syncfree)",
+           "Gauss-Seidel against a cuSPARSE sweep (seed 002: trsv_bench with the sweeps)",
            "Kronecker GMRES (seed 001: kron_bench)"]
 
 

@@ -91,10 +91,14 @@ void team_shape(double mean_row, int& vector_width, int& team_rows) {
 /// The time model `automatic` weighs on GPUs: one team makes a pass of
 /// team_rows rows per step, a level takes ceil(rows / team_rows) passes, and
 /// all entries stream through one SM; a solve spread over the GPU pays a
-/// global hand-off per level and streams at the GPU's bandwidth.
+/// global hand-off per level and streams at the GPU's bandwidth. The pass
+/// and hand-off costs are the first H100 run's (team-levelset 1.3-2.2 us a
+/// one-pass level, its loads included; elmr-value 1.2-1.9 us a level):
+/// with them no measured triangle puts one team ahead, so `automatic` does
+/// not pick team-levelset until a run of the current kernel refits them.
 struct TeamModel {
-  double pass_us = 0.25;     // one pass of a level: barrier, scratch reads, a row's sum
-  double handoff_us = 2.0;   // a level's hand-off between teams in global memory
+  double pass_us = 1.8;      // one pass of a level: barrier, scratch reads, a row's sum
+  double handoff_us = 1.4;   // a level's hand-off between teams in global memory
   double sm_gb_per_s = 100;  // what one SM reads from L2
   double gpu_gb_per_s = 2000;
   /// Microseconds of team-levelset and of a solve spread over the GPU for
