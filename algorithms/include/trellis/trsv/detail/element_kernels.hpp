@@ -11,8 +11,9 @@
 //
 // Waiting is done by one lane of the group, or in ELMR-lanes by each lane
 // on its own dependency (never by lanes waiting on lanes of their own
-// group); results are published then flagged: value, fence, flag. Flags and counters hold solve numbers ("epochs"), so
-// they need no reset between solves.
+// group); results are published then flagged: value, fence, flag. Flags
+// and counters hold solve numbers ("epochs"), so they need no reset
+// between solves.
 #include <Kokkos_Core.hpp>
 
 #include "trellis/core/backend.hpp"

@@ -145,11 +145,11 @@ TeamPlan<Scalar, Device> build_team_plan(const typename Device::execution_space&
   const size_t vector = scratch::vector_bytes(n, levels.num_levels);
   const size_t fast = size_t(trellis::TeamPolicy<exec>::scratch_size_max(0));
   const size_t slow = size_t(trellis::TeamPolicy<exec>::scratch_size_max(1));
-  if (vector > fast && vector > slow)
+  p.scratch_level = team_fits_fast_scratch<exec, Scalar>(n, levels.num_levels) ? 0 : 1;
+  if (p.scratch_level == 1 && vector > slow)
     throw InputError("team-levelset: " + std::to_string(n) + " rows in " + std::to_string(levels.num_levels) +
                      " levels need " + std::to_string(vector) + " bytes of team scratch; this backend offers " +
                      std::to_string(std::max(fast, slow)) + " (choose another algorithm)");
-  p.scratch_level = vector <= fast ? 0 : 1;
   if (n == 0) return p;
 
   // The triangle by slot, each column replaced by its slot.
