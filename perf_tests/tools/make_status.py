@@ -11,6 +11,7 @@ command: the files' "run" record). Nothing here is typed by hand.
 import json
 import math
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,17 +44,17 @@ def run_line(doc):
                                                   run.get("device", doc.get("device", "?")), run.get("command", "?"))
 
 
-def svg_bars(title, labels, values, unit="x cuSPARSE"):
-    """Horizontal bars on a log axis with the 1x line: the SVG text."""
+def svg_bars(title, labels, values, unit="x cuSPARSE", lowest=0.25):
+    """Horizontal bars on a log axis from `lowest` with the 1x line: the SVG text."""
     w, left, row, top = 720, 250, 18, 40
     h = top + row * len(labels) + 30
-    lo, hi = math.log10(0.25), math.log10(max([v for v in values if v] + [4.0]) * 1.2)
+    lo, hi = math.log10(lowest), math.log10(max([v for v in values if v] + [4.0]) * 1.2)
     xpos = lambda v: left + (math.log10(v) - lo) / (hi - lo) * (w - left - 20)
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="12">' % (w, h),
            '<text x="10" y="20" font-size="14">%s</text>' % title]
-    for t in (0.5, 1, 2, 4, 8, 16):
-        if lo <= math.log10(t) <= hi:
+    for t in (0.03125, 0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16):
+        if lo < math.log10(t) <= hi:
             x = xpos(t)
             out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>' %
                        (x, top - 5, x, h - 25, "#000" if t == 1 else "#ccc"))
@@ -187,6 +188,14 @@ def struct_section(doc, plots):
     return lines
 
 
+def pair_ms(t):
+    """Lower + upper solve of one trsv_bench record, ms."""
+    try:
+        return (t["lower"]["median_s"] + t["upper"]["median_s"]) * 1e3
+    except (KeyError, TypeError):
+        return None
+
+
 def trsv_section(doc, plots):
     rows = [p for p in doc.get("problems", []) if p.get("trsv")]
     solvers = []
@@ -201,13 +210,6 @@ def trsv_section(doc, plots):
              "| problem | rows | levels (L) | " + " | ".join(solvers) + " | cuSPARSE | auto vs cuSPARSE | fastest |",
              "|---|---|---|" + "---|" * len(solvers) + "---|---|---|"]
     labels, values = [], []
-
-    def pair_ms(t):
-        try:
-            return (t["lower"]["median_s"] + t["upper"]["median_s"]) * 1e3
-        except (KeyError, TypeError):
-            return None
-
     for p in rows:
         by = {t["solver"]: t for t in p["trsv"]}
         times = {k: pair_ms(t) for k, t in by.items() if t.get("status") == "ok"}
@@ -230,11 +232,128 @@ def trsv_section(doc, plots):
     return lines
 
 
+PAPER_TILE_LS = (5.29, 38.10)  # seed 004 (Lu, Liu), section 4.3: average and best over cuSPARSE, RTX 4090
+
+
+def trsv_tiles_section(doc, plots):
+    lines = ["## TileSpTRSV: tile-levelset and tile-syncfree against cuSPARSE SpSV (seed 004, issue 17)", "",
+             run_line(doc), "",
+             "Lower + upper solve, ms (median of the timed runs), against cuSPARSE SpSV in the same run; real "
+             "matrices tiled in level order (the paper's), grids in natural order. The paper (Lu, Liu; RTX 4090, "
+             "16 SuiteSparse matrices, double): TileSpTRSV_level-set **%.2fx** cuSPARSE on average, up to %.2fx."
+             % PAPER_TILE_LS, "",
+             "| problem | tile order | rows | levels (L) | tile-levelset | tile-syncfree | cuSPARSE "
+             "| tile-levelset vs cuSPARSE | tile-syncfree vs cuSPARSE |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    labels, levelset, syncfree = [], [], []
+    for part in doc.get("parts", []):
+        for p in part.get("problems", []):
+            ms_of = {t["solver"]: pair_ms(t) for t in p.get("trsv", []) if t.get("status") == "ok"}
+            cu, ls, sf = ms_of.get("cuSPARSE"), ms_of.get("TILE-LS"), ms_of.get("TILE-SF")
+            ls_speed = cu / ls if cu and ls else None
+            sf_speed = cu / sf if cu and sf else None
+            lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s |" % (
+                short(p["problem"]), part.get("settings", {}).get("tile_order", "-"), p["n"], p.get("levels_lower", 0),
+                "%.3f" % ls if ls else "-", "%.3f" % sf if sf else "-", "%.3f" % cu if cu else "-",
+                ratio(ls_speed), ratio(sf_speed)))
+            labels.append(short(p["problem"]))
+            levelset.append(ls_speed)
+            syncfree.append(sf_speed)
+    share = geomean(levelset) / PAPER_TILE_LS[0]
+    verdict = "far below it" if share < 0.5 else "below it" if share < 1 else "at or above it"
+    lines += ["", "Geometric means over %d problems: tile-levelset **%s**, tile-syncfree **%s** cuSPARSE. "
+              "tile-levelset is %.2f of the paper's %.2fx: %s. The paper's per-format warp-level tile kernels "
+              "(TileSpMV's seven formats) are being built; these runs have one tile walker that switches on each "
+              "tile's format." % (len(labels), ratio(geomean(levelset)), ratio(geomean(syncfree)), share,
+                                  PAPER_TILE_LS[0], verdict if share == share else "not measured"), ""]
+    if any(v for v in levelset):
+        # the ratios sit far under 1x: the axis starts at 1/50
+        plots["trsv_tiles_vs_cusparse.svg"] = svg_bars(
+            "tile-levelset vs cuSPARSE SpSV, and the paper's average", labels + ["paper: average, RTX 4090"],
+            levelset + [PAPER_TILE_LS[0]], lowest=0.02)
+        lines += ["![tile-levelset vs cuSPARSE SpSV](status/trsv_tiles_vs_cusparse.svg)", ""]
+    return lines
+
+
+# seed 001 (Ma, Zhao, Le, Yuan), abstract and Fig. 13: OKP-Solver over CU-Solver by GPU count, (V100, A100)
+PAPER_KRON = {1: {"T_Kx": (2.00, 1.43), "T_all": (1.70, 1.33)},
+              2: {"T_Kx": (1.87, 1.50), "T_c": (9.18, 8.95), "T_all": (3.48, 3.70)},
+              4: {"T_Kx": (1.85, 1.64), "T_c": (6.82, 5.60), "T_all": (3.70, 3.48)},
+              8: {"T_Kx": (1.91, 1.64), "T_c": (1.54, 1.62), "T_all": (1.82, 2.28)}}
+
+
+def paper_kron(gpus, term):
+    v = PAPER_KRON.get(gpus, {}).get(term)
+    return "%s / %s" % (ratio(v[0]), ratio(v[1])) if v else "-"
+
+
+def gpu_name(device):
+    """'H100' from 'Cuda (NVIDIA H100 80GB HBM3)'."""
+    found = re.search(r"NVIDIA (\w+)", device)
+    return found.group(1) if found else device
+
+
+def kron_rows(part, labels, values):
+    """One run's table; its T_all ratios go to the plot."""
+    note = part.get("run", {}).get("note")
+    lines = [run_line(part) + (" Note: %s." % note if note else ""), "",
+             "| GPUs | row | Gram-Schmidt | apply ms ours / base | T_Kx s ours / base | T_Kx | T_c "
+             "| T_Gn s ours / base | T_all s ours / base | T_all | same GMRES | paper T_Kx V100 / A100 "
+             "| paper T_c | paper T_all |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in part["rows"]:
+        r = row["result"]
+        ours, base = r["trellis"], r["baseline"]
+        lines.append("| %d | %s | %s | %.3f / %.3f | %.3f / %.3f | %s | %s | %.3f / %.3f | %.3f / %.3f | **%s** "
+                     "| %s | %s | %s | %s |" % (
+                         r["ranks"], row["run"], r.get("orthogonalization", "-"), ours["apply_ms"],
+                         base["apply_ms"], ours["T_Kx"], base["T_Kx"], ratio(r.get("speedup_T_Kx")),
+                         ratio(r.get("speedup_T_c")), ours["T_Gn"], base["T_Gn"], ours["T_all"], base["T_all"],
+                         ratio(r.get("speedup_T_all")), ratio(r.get("speedup_T_all_same_driver")),
+                         paper_kron(r["ranks"], "T_Kx"), paper_kron(r["ranks"], "T_c"),
+                         paper_kron(r["ranks"], "T_all")))
+        labels.append("ours: %d %s (%s)" % (r["ranks"], gpu_name(r["device"]), row["run"]))
+        values.append(r.get("speedup_T_all"))
+    return lines + [""]
+
+
+def kron_section(doc, plots):
+    first = doc["rows"][0]["result"]
+    kx = [v["T_Kx"][i] for v in PAPER_KRON.values() for i in (0, 1)]
+    lines = ["## Kronecker-product GMRES against the paper's CU-Solver (seed 001, issues 19, 22)", "",
+             "GMRES(30), %d fixed iterations, on %s (N = %s); the baseline, in the same run, is the paper's "
+             "CU-Solver (Alg 4, `kron_baseline.hpp`: cuSPARSE bsrmv per column, exchanges through the host, "
+             "BLAS-1 MGS). Times in s, the slowest rank's, in the paper's terms (its Table 3): T_Kx the Kronecker "
+             "SpMV, T_c its halo exchanges, T_Gn the rest of GMRES, T_all the whole solve. Ratios: the baseline's "
+             "time over ours; same GMRES: T_all with the baseline's SpMV in our GMRES driver. The paper (V100 / "
+             "A100, 1-8 GPUs, its Stokes case N = 604,360, b = 4, s = 2, tau = 0.125): Kronecker SpMV **%s-%s**, "
+             "whole solver **up to %s** against CU-Solver." % (
+                 first["iterations"], first["problem"], format(first["N"], ","), ratio(min(kx)), ratio(max(kx)),
+                 ratio(max(v["T_all"][i] for v in PAPER_KRON.values() for i in (0, 1)))), ""]
+    labels, values = [], []
+    lines += kron_rows(doc, labels, values)
+    if doc.get("multi_gpu"):
+        lines += kron_rows(doc["multi_gpu"], labels, values)
+    lines += ["Not run here: the paper's 8 GPUs on two nodes (T_Kx %s, T_c %s, T_all %s)." % (
+        paper_kron(8, "T_Kx"), paper_kron(8, "T_c"), paper_kron(8, "T_all")), ""]
+    for gpus in sorted(PAPER_KRON):
+        for i, gpu in enumerate(("V100", "A100")):
+            labels.append("paper: %d %s" % (gpus, gpu))
+            values.append(PAPER_KRON[gpus]["T_all"][i])
+    plots["kron_t_all_vs_cu_solver.svg"] = svg_bars("Kronecker GMRES, whole solve (T_all): ours and the paper's",
+                                                    labels, values, "x CU-Solver")
+    lines += ["![T_all vs CU-Solver](status/kron_t_all_vs_cu_solver.svg)", ""]
+    return lines
+
+
 SECTIONS = [("solve.json", solve_section), ("refactor.json", refactor_section), ("struct.json", struct_section),
-            ("trsv.json", trsv_section)]
-NOT_YET = ["TileSpTRSV's own figures (seed 004: trsv_bench --algorithms tile-levelset,tile-syncfree)",
-           "Gauss-Seidel against a cuSPARSE sweep (seed 002: trsv_bench with the sweeps)",
-           "Kronecker GMRES (seed 001: kron_bench)"]
+            ("trsv.json", trsv_section), ("trsv_tiles.json", trsv_tiles_section), ("kron.json", kron_section)]
+# Families listed while their file is missing from results/current
+NOT_IN_CURRENT = [("trsv_tiles.json", "TileSpTRSV's own figures (seed 004: trsv_bench --algorithms "
+                   "tile-levelset,tile-syncfree)"),
+                  ("kron.json", "Kronecker GMRES (seed 001: kron_bench)")]
+NOT_MEASURED = ("Gauss-Seidel against a cuSPARSE-based sweep (seed 002) has not been measured yet: no result file "
+                "holds one (trsv_bench's sweeps are Trellis's own).")
 
 
 def generate():
@@ -248,9 +367,12 @@ def generate():
         if os.path.exists(path):
             with open(path) as f:
                 lines += section(json.load(f), plots)
-    lines += ["## Not yet in results/current", "",
-              "These families' latest figures are in journal/RESULTS.md, from result files without a run record:", ""]
-    lines += ["- " + n for n in NOT_YET] + [""]
+    missing = [what for name, what in NOT_IN_CURRENT if not os.path.exists(os.path.join(CURRENT, name))]
+    if missing:
+        lines += ["## Not yet in results/current", "",
+                  "These families' latest figures are in journal/RESULTS.md, from result files without a run "
+                  "record:", ""] + ["- " + what for what in missing] + [""]
+    lines += ["## Not measured yet", "", NOT_MEASURED, ""]
     return "\n".join(lines), plots
 
 
