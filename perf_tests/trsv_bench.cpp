@@ -76,12 +76,27 @@ struct Options {
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::natural;
-  std::vector<int> block_rows{0};  // block-syncfree: one solver per value (0: the backend's default)
-  std::vector<int> team_rows{0};   // elmr-value: one solver per rows a team (0: the default)
-  double budget_seconds = 0;       // 0: no limit; else stop starting problems after it
+  std::vector<std::string> tile_variants{"tiles"};  // the tiled solves' SpMV mapping [-2p], one solver each
+  std::vector<int> block_rows{0};                   // block-syncfree: one solver per value (0: the backend's default)
+  std::vector<int> team_rows{0};                    // elmr-value: one solver per rows a team (0: the default)
+  double budget_seconds = 0;                        // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
 };
+
+/// The tile options a --tile-variants word names: a TileSpmv, then "-2p"
+/// for two phases.
+TileOptions tile_variant(const std::string& word) {
+  TileOptions t;
+  const bool two = word.size() > 3 && word.compare(word.size() - 3, 3, "-2p") == 0;
+  try {
+    t.spmv = parse<TileSpmv>(two ? word.substr(0, word.size() - 3) : word);
+  } catch (const InputError&) {
+    throw InputError("unknown tile variant '" + word + "' (accepted: tiles or rows, each optionally with -2p)");
+  }
+  t.two_phase = two;
+  return t;
+}
 
 /// The Trellis algorithms named in a comma-separated list.
 std::vector<TrsvAlgorithm> parse_algorithms(const std::string& list) {
@@ -118,6 +133,14 @@ int parse_options(int argc, char** argv, Options& o) {
       .word(
           "--tile-order", [&](const std::string& w) { o.tile_order = parse<TileOrder>(w); },
           "rows the tiled solves cut into tiles: natural (default) or levels")
+      .word(
+          "--tile-variants",
+          [&](const std::string& list) {
+            o.tile_variants = bench::split_list(list);
+            for (const auto& v : o.tile_variants) tile_variant(v);  // checked here
+          },
+          "the tiled solves' SpMV mappings, one solver each: tiles (default) or rows (the paper's), each with "
+          "-2p for tile-levelset's two phases (Algorithm 6), e.g. tiles,rows,rows-2p")
       .numbers("--block-rows", o.block_rows,
                "block-syncfree's rows per block, one solver each (default 0: the backend's default)", 0, 1 << 20)
       .numbers("--team-rows", o.team_rows,
@@ -251,9 +274,9 @@ class TriangleRunner {
 /// Trellis' TriangularSolver on the full matrix A (it reads only the triangle).
 class TrellisRunner : public TriangleRunner {
  public:
-  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows,
+  TrellisRunner(const DeviceCsr& A, Triangle tri, TrsvAlgorithm algorithm, const TileOptions& tile, int block_rows,
                 int team_rows)
-      : solver_(A, options(tri, algorithm, order, block_rows, team_rows)) {}
+      : solver_(A, options(tri, algorithm, tile, block_rows, team_rows)) {}
   void solve(ConstVector b, Vector x) override { solver_.solve(b, x); }
   double analysis_seconds() const override { return solver_.analysis_seconds(); }
   std::string details() const override {
@@ -264,13 +287,14 @@ class TrellisRunner : public TriangleRunner {
   }
 
  private:
-  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, TileOrder order, int block_rows, int team_rows) {
+  static TrsvOptions options(Triangle tri, TrsvAlgorithm algorithm, const TileOptions& tile, int block_rows,
+                             int team_rows) {
     TrsvOptions o;
     o.block_rows = block_rows;
     o.team_rows = team_rows;
     o.triangle = tri;
     o.algorithm = algorithm;
-    o.tile.order = order;
+    o.tile = tile;
     return o;
   }
   TriangularSolver<double, Device> solver_;
@@ -352,13 +376,18 @@ std::string short_label(TrsvAlgorithm a) {
 }
 
 /// A Trellis algorithm as a solver under test.
-SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int team_rows = 0) {
-  const std::string suffix = block_rows  ? "-" + std::to_string(block_rows)
-                             : team_rows ? "-T" + std::to_string(team_rows)
-                                         : std::string();
+/// tile_variant: a tiled algorithm's --tile-variants word ("tiles": no suffix).
+SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int team_rows = 0,
+                        const std::string& tile_variant_word = "tiles") {
+  TileOptions tile = tile_variant(tile_variant_word);
+  tile.order = order;
+  const std::string suffix = block_rows                     ? "-" + std::to_string(block_rows)
+                             : team_rows                    ? "-T" + std::to_string(team_rows)
+                             : tile_variant_word != "tiles" ? "-" + tile_variant_word
+                                                            : std::string();
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
-          [a, order, block_rows, team_rows](const ProblemData& p, Triangle tri, Vector) {
-            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, order, block_rows, team_rows));
+          [a, tile, block_rows, team_rows](const ProblemData& p, Triangle tri, Vector) {
+            return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, tile, block_rows, team_rows));
           }};
 }
 
@@ -378,6 +407,11 @@ std::vector<SolverSpec> solver_specs(const Options& o, const void* cusparse) {
       for (int rows : o.block_rows) out.push_back(trellis_spec(a, o.tile_order, rows));
     else if (a == TrsvAlgorithm::elmr_value)
       for (int rows : o.team_rows) out.push_back(trellis_spec(a, o.tile_order, 0, rows));
+    else if (a == TrsvAlgorithm::tile_levelset || a == TrsvAlgorithm::tile_syncfree)
+      for (const auto& v : o.tile_variants) {
+        if (a == TrsvAlgorithm::tile_syncfree && tile_variant(v).two_phase) continue;  // levelset's phases
+        out.push_back(trellis_spec(a, o.tile_order, 0, 0, v));
+      }
     else
       out.push_back(trellis_spec(a, o.tile_order));
   for (const auto& b : o.baselines) {
@@ -628,8 +662,9 @@ ProblemResult run_problem(const std::string& spec, size_t index, const std::vect
 
 /// Settings and conventions, for the JSON header.
 JsonObject settings_json(const Options& o) {
-  JsonArray algorithms, baselines;
+  JsonArray algorithms, baselines, tile_variants;
   for (const auto a : o.algorithms) algorithms.push(std::string(to_string(a)));
+  for (const auto& v : o.tile_variants) tile_variants.push(v);
   for (const auto& b : o.baselines) baselines.push(b);
   return JsonObject()
       .set("reps", o.timing.reps)
@@ -641,6 +676,7 @@ JsonObject settings_json(const Options& o) {
       .set("baselines", baselines)
       .set("kk_chain_threshold", o.kk_chain_threshold)
       .set("tile_order", std::string(to_string(o.tile_order)))
+      .set("tile_variants", tile_variants)
       .set("seed", (long long)o.seed)
       .set("tolerance", tolerance)
       .set("copy_mib_per_view", (long long)o.copy_mib);

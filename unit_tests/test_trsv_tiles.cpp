@@ -1,11 +1,13 @@
-// The tiled triangular solves (seed 004): every tile format forced in turn
-// and the default selection tree hitting each format, against the serial
-// reference; tiles at the matrix's edges (n not a multiple of 16, empty tile
-// rows, a stored zero above the diagonal); thread- and warp-level diagonal
-// tiles; the analysis report.
+// The tiled triangular solves (seed 004): every tile format forced in turn,
+// in both SpMV mappings, and the default selection tree hitting each
+// format, against the serial reference; tile-levelset in one and two phases
+// (bit-reproducible either way); tiles at the matrix's edges (n not a
+// multiple of 16, empty tile rows, a stored zero above the diagonal);
+// thread- and warp-level diagonal tiles; the analysis report; bad options.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "test_support.hpp"
@@ -25,7 +27,8 @@ using test::random_vector;
 constexpr TrsvAlgorithm tiled[] = {TrsvAlgorithm::tile_levelset, TrsvAlgorithm::tile_syncfree};
 
 /// Solves twice (counters and tickets reused) with a poisoned x and
-/// compares with the reference; returns the solver's tile report.
+/// compares with the reference (tile-levelset: the second solve bit for bit
+/// with the first); returns the solver's tile report.
 template <class Device>
 TileReport check_tiled(const HostCsr& A, Triangle tri, TrsvAlgorithm a, const TileOptions& tile, std::uint64_t seed) {
   SCOPED_TRACE(std::string(to_string(a)) + " " + to_string(tri) + " n=" + std::to_string(A.num_rows));
@@ -39,12 +42,21 @@ TileReport check_tiled(const HostCsr& A, Triangle tri, TrsvAlgorithm a, const Ti
   EXPECT_EQ(solver.algorithm(), a);
   const auto bd = device_vector<Device>(b);
   Kokkos::View<double*, Device> x("x", A.num_rows);
+  std::vector<double> first;
   for (int rep = 0; rep < 2; ++rep) {
     Kokkos::deep_copy(x, std::nan(""));
     test::run_with_watchdog(std::string("tiled solve ") + to_string(a), 120, [&] { solver.solve(bd, x); });
-    EXPECT_LT(test::relative_error(host_vector(x), expected), 1e-10) << "solve " << rep;
+    const auto xh = host_vector(x);
+    EXPECT_LT(test::relative_error(xh, expected), 1e-10) << "solve " << rep;
+    if (rep == 0) first = xh;
   }
-  return solver.tile_report();
+  if (a == TrsvAlgorithm::tile_levelset)
+    EXPECT_EQ(0, std::memcmp(first.data(), host_vector(x).data(), first.size() * sizeof(double)))
+        << "tile-levelset is not bit-reproducible";
+  const TileReport rep = solver.tile_report();
+  EXPECT_EQ(rep.spmv, tile.spmv);
+  EXPECT_EQ(rep.two_phase, tile.two_phase);
+  return rep;
 }
 
 /// Tile row I (I >= 1) is one level: row r of it depends on row r of tile
@@ -111,19 +123,79 @@ TYPED_TEST(TiledTrsv, EveryForcedFormatMatchesTheReference) {
   cases.emplace_back("lap3d27", gallery::laplace3d_27pt(7, 6, 5));
   for (auto& [name, A] : cases) {
     SCOPED_TRACE(name);
-    for (int f = 0; f < num_tile_formats; ++f) {
-      if (TileFormat(f) == TileFormat::dia) continue;  // diagonal tiles only
-      TileOptions opt;
-      opt.force_format = true;
-      opt.force = TileFormat(f);
-      opt.order = f % 2 ? TileOrder::levels : TileOrder::natural;
-      SCOPED_TRACE(std::string(to_string(opt.force)) + " " + to_string(opt.order));
-      for (TrsvAlgorithm a : tiled)
-        for (Triangle tri : {Triangle::lower, Triangle::upper}) {
-          const TileReport rep = check_tiled<TypeParam>(A, tri, a, opt, seed + f);
-          EXPECT_EQ(rep.format_count[f] - (TileFormat(f) == TileFormat::csr ? rep.tile_rows - rep.format_count[7] : 0),
-                    rep.offdiag_tiles);
+    for (int f = 0; f < num_tile_formats; ++f)
+      for (TileSpmv spmv : values<TileSpmv>()) {
+        if (TileFormat(f) == TileFormat::dia) continue;  // diagonal tiles only
+        TileOptions opt;
+        opt.force_format = true;
+        opt.force = TileFormat(f);
+        opt.order = f % 2 ? TileOrder::levels : TileOrder::natural;
+        opt.spmv = spmv;
+        // On host backends also the lanes a GPU gives each mapping (16 for
+        // tiles, 32 for rows): the lanes then run one after another.
+        if (detail::is_host_space<typename TypeParam::execution_space>() && f % 3 == 0)
+          opt.lanes = spmv == TileSpmv::rows ? 32 : 16;
+        SCOPED_TRACE(std::string(to_string(opt.force)) + " " + to_string(opt.order) + " " + to_string(spmv) + " " +
+                     std::to_string(opt.lanes) + " lanes");
+        for (TrsvAlgorithm a : tiled)
+          for (Triangle tri : {Triangle::lower, Triangle::upper}) {
+            const TileReport rep = check_tiled<TypeParam>(A, tri, a, opt, seed + f);
+            EXPECT_EQ(
+                rep.format_count[f] - (TileFormat(f) == TileFormat::csr ? rep.tile_rows - rep.format_count[7] : 0),
+                rep.offdiag_tiles);
+          }
+      }
+  }
+}
+
+TYPED_TEST(TiledTrsv, TwoPhaseLevelsetMatchesTheReference) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<std::pair<std::string, HostCsr>> cases;
+  cases.emplace_back("per-format tiles", one_tile_per_format());
+  // Tile rows of up to 40 off-diagonal tiles: several chunks each.
+  cases.emplace_back("dense rows", gallery::random_lower_triangular(700, gallery::TriangularShape::dense_rows, seed));
+  cases.emplace_back("long chain", gallery::random_lower_triangular(333, gallery::TriangularShape::long_chain, seed));
+  cases.emplace_back("convdiff3d", gallery::convection_diffusion3d(9, 7, 6, 3.0));
+  for (auto& [name, A] : cases) {
+    SCOPED_TRACE(name);
+    const HostCsr U = transpose(A);
+    for (int chunk : {1, 3, 16})
+      for (TileSpmv spmv : values<TileSpmv>())
+        for (TileOrder order : values<TileOrder>()) {
+          TileOptions opt;
+          opt.two_phase = true;
+          opt.chunk_tiles = chunk;
+          opt.spmv = spmv;
+          opt.order = order;
+          if (detail::is_host_space<typename TypeParam::execution_space>() && order == TileOrder::levels)
+            opt.lanes = 32;  // the GPU's lanes, run one after another
+          SCOPED_TRACE("chunks of " + std::to_string(chunk) + " " + to_string(spmv) + " " + to_string(order) + " " +
+                       std::to_string(opt.lanes) + " lanes");
+          const TileReport rep = check_tiled<TypeParam>(A, Triangle::lower, TrsvAlgorithm::tile_levelset, opt, seed);
+          EXPECT_GE(rep.chunks * chunk, rep.offdiag_tiles);
+          EXPECT_LE(rep.chunks, rep.offdiag_tiles);
+          if (chunk == 1) EXPECT_EQ(rep.chunks, rep.offdiag_tiles);
+          check_tiled<TypeParam>(U, Triangle::upper, TrsvAlgorithm::tile_levelset, opt, seed + 1);
         }
+  }
+}
+
+TYPED_TEST(TiledTrsv, RowsMappingNeverDeadlocks) {
+  using Exec = typename TypeParam::execution_space;
+  const ordinal_t n = detail::is_host_space<Exec>() ? 30000 : 200000;
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (int lanes : {0, 32}) {
+    if (lanes && !detail::is_host_space<Exec>()) continue;  // 0 is the warp there
+    TileOptions opt;
+    opt.spmv = TileSpmv::rows;
+    opt.lanes = lanes;
+    SCOPED_TRACE(std::to_string(lanes) + " lanes");
+    for (auto shape : {gallery::TriangularShape::sparse_rows, gallery::TriangularShape::long_chain}) {
+      const HostCsr L = gallery::random_lower_triangular(n, shape, seed);
+      check_tiled<TypeParam>(L, Triangle::lower, TrsvAlgorithm::tile_syncfree, opt, seed);
+      check_tiled<TypeParam>(transpose(L), Triangle::upper, TrsvAlgorithm::tile_syncfree, opt, seed);
     }
   }
 }
@@ -171,7 +243,28 @@ TEST(TileOptions, DiaCannotBeForcedAndNamesRoundTrip) {
   opt.tile.force = TileFormat::dia;
   const HostCsr L = gallery::random_lower_triangular(40, gallery::TriangularShape::sparse_rows, 5);
   EXPECT_THROW((TriangularSolver<double, HostDevice>(L, opt)), InputError);
+  opt.tile.force_format = false;
+  opt.tile.two_phase = true;
+  opt.tile.chunk_tiles = 0;
+  try {
+    TriangularSolver<double, HostDevice> s(L, opt);
+    ADD_FAILURE() << "chunk_tiles 0 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("chunk_tiles"), std::string::npos) << e.what();
+  }
+  opt.tile.chunk_tiles = 16;
+  for (int lanes : {-1, 3, 128}) {
+    opt.tile.lanes = lanes;
+    try {
+      TriangularSolver<double, HostDevice> s(L, opt);
+      ADD_FAILURE() << "lanes " << lanes << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("lanes is " + std::to_string(lanes)), std::string::npos) << e.what();
+    }
+  }
   for (int f = 0; f < num_tile_formats; ++f) EXPECT_EQ(int(parse<TileFormat>(to_string(TileFormat(f)))), f);
+  for (TileSpmv m : values<TileSpmv>()) EXPECT_EQ(parse<TileSpmv>(to_string(m)), m);
+  EXPECT_THROW(parse<TileSpmv>("columns"), InputError);
 }
 
 }  // namespace

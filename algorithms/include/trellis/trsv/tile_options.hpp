@@ -38,6 +38,21 @@ struct NameTable<TileOrder> {
   static constexpr NameEntry<TileOrder> entries[] = {{TileOrder::natural, "natural"}, {TileOrder::levels, "levels"}};
 };
 
+/// How a vector group multiplies a tile row's off-diagonal tiles by x.
+/// `rows` (the paper's, TileSpMV's warp-level kernels): a tile's 16 rows on
+/// 16 lanes, each format read by its own loop (the dense formats and ELL
+/// column-major, so that the lanes' loads are adjacent); a 32-lane group
+/// takes two tiles at a time. `tiles`: each lane takes whole tiles and
+/// walks their entries whatever the format, so that few-entry tiles cost a
+/// lane each rather than a group each.
+enum class TileSpmv : unsigned char { tiles, rows };
+
+template <>
+struct NameTable<TileSpmv> {
+  static constexpr const char* what = "tile SpMV mapping";
+  static constexpr NameEntry<TileSpmv> entries[] = {{TileSpmv::tiles, "tiles"}, {TileSpmv::rows, "rows"}};
+};
+
 inline constexpr int tile_size = 16;  // rows and columns of a tile (8-bit in-tile positions)
 inline constexpr int num_tile_formats = 8;
 
@@ -67,6 +82,19 @@ struct TileOptions {
   /// threads (Kokkos' concurrency()) / 128, which on an H100 is its 16,896
   /// CUDA cores / 8 = 2,112. Host backends always run thread level.
   int warp_level_threshold = 0;
+  TileSpmv spmv = TileSpmv::tiles;
+  /// tile-levelset in the paper's two phases (Algorithm 6): per tile level,
+  /// the off-diagonal tiles in chunks of at most `chunk_tiles` a vector
+  /// group, then the diagonal tiles. false: one phase, a group per tile row
+  /// (its off-diagonal tiles only read tile columns of earlier levels).
+  bool two_phase = false;
+  int chunk_tiles = 16;
+  /// Lanes of a vector group; 0: the backend's (on GPUs 16, or a warp of 32
+  /// for the rows mapping; 1 on host backends). A power of two up to a warp
+  /// on GPUs, where tile-syncfree takes a whole warp (its lane 0 spins); up
+  /// to 64 on host backends, which run the lanes one after another (so that
+  /// a host test runs the GPU's assignment of lanes).
+  int lanes = 0;
 };
 
 /// What the tiled analysis built.
@@ -77,6 +105,9 @@ struct TileReport {
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
   double tile_parallelism = 0;                             // tile rows per tile level on average
   bool warp_level = false;                                 // the diagonal-tile kernel
+  TileSpmv spmv = TileSpmv::tiles;                         // the off-diagonal mapping
+  bool two_phase = false;                                  // tile-levelset's phases a level
+  long long chunks = 0;                                    // two-phase: SpMV chunks
   std::array<long long, num_tile_formats> format_count{};  // tiles per TileFormat
   std::size_t tile_bytes = 0;                              // the tiled storage (both levels, values included)
   std::size_t csr_bytes = 0;                               // the same triangle in CSR (32-bit indices)
@@ -88,7 +119,8 @@ inline std::string TileReport::describe() const {
   std::string s = std::string(to_string(order)) + " order, " + std::to_string(tile_rows) + " tile rows, " +
                   std::to_string(offdiag_tiles) + " off-diagonal tiles, " + std::to_string(tile_levels) +
                   " tile levels (" + std::to_string(tile_parallelism).substr(0, 6) + " tile rows/level), " +
-                  (warp_level ? "warp-level" : "thread-level") + " diagonal tiles; formats:";
+                  (warp_level ? "warp-level" : "thread-level") + " diagonal tiles, " + to_string(spmv) + " on lanes" +
+                  (two_phase ? ", two phases (" + std::to_string(chunks) + " chunks)" : "") + "; formats:";
   for (int f = 0; f < num_tile_formats; ++f)
     if (format_count[f]) s += std::string(" ") + to_string(TileFormat(f)) + "=" + std::to_string(format_count[f]);
   s += "; memory " + std::to_string(tile_bytes) + " B against " + std::to_string(csr_bytes) + " B in CSR";

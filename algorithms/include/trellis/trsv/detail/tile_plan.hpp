@@ -54,6 +54,17 @@ struct TilePlan {
   LevelSets<Device> levels;           // of the tile rows
   std::vector<LevelLaunch> launches;  // tile-levelset's launches
   bool warp_level = false;
+  TileSpmv spmv = TileSpmv::tiles;
+  int syncfree_lanes = 1;  // tile-syncfree's vector group
+
+  // Two-phase tile-levelset: each tile row's off-diagonal tiles in chunks of
+  // at most chunk_tiles, numbered in level order.
+  bool two_phase = false;
+  int chunk_tiles = 0;
+  view<offset_t*> chunk_ptr;              // level position q -> chunks of tile row level_rows(q)
+  view<ordinal_t*> chunk_pos;             // level position of each chunk
+  view<Scalar*> chunk_sum;                // 16 row sums a chunk
+  std::vector<offset_t> level_chunk_ptr;  // host: the chunks of each tile level
 
   view<int*> counters;  // tile-syncfree: counters(I) == epoch * indeg(I) when tile row I may go
   view<int> ticket;
@@ -71,10 +82,12 @@ KOKKOS_INLINE_FUNCTION int popcount16(unsigned m) {
   return c;
 }
 
-/// Lanes of a tile-levelset vector group: 16 on GPUs, 1 on host backends.
+/// Lanes of a tile vector group: 1 on host backends; on GPUs 16 when
+/// lanes take whole tiles, a warp of 32 (two tiles at a time) when they take
+/// a tile's rows, as TileSpMV's kernels do.
 template <class Exec>
-int tile_vector_width() {
-  return std::min(tile_size, max_vector_width<Exec>());
+int tile_vector_width(TileSpmv spmv) {
+  return std::min(spmv == TileSpmv::rows ? 2 * tile_size : tile_size, max_vector_width<Exec>());
 }
 
 /// Tile rows a chained tile level may have: a GPU chain runs in one team
@@ -222,6 +235,13 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   };
   if (options.force_format && options.force == TileFormat::dia)
     throw InputError("tiled triangular solve: dia holds diagonal tiles only; it cannot be forced");
+  const int most_lanes = is_host_space<exec>() ? 64 : max_vector_width<exec>();
+  if (options.lanes < 0 || options.lanes > most_lanes || (options.lanes & (options.lanes - 1)))
+    throw InputError("tiled triangular solve: lanes is " + std::to_string(options.lanes) +
+                     "; 0 (the backend's) or a power of two up to " + std::to_string(most_lanes));
+  if (options.chunk_tiles < 1)
+    throw InputError("tiled triangular solve: chunk_tiles is " + std::to_string(options.chunk_tiles) +
+                     "; a two-phase SpMV chunk holds at least one tile");
   Kokkos::Timer timer;
   TilePlan<Scalar, Device> p;
   const ordinal_t n = f.n;
@@ -439,7 +459,11 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // per level against the paper's threshold (TileOptions).
   // A level is chained when it has few tile rows and little work: a chain
   // runs on one multiprocessor, a level of many tiles is spread over many.
-  const int V = tile_vector_width<exec>();
+  const int V = options.lanes ? options.lanes : tile_vector_width<exec>(options.spmv);
+  p.syncfree_lanes = options.lanes ? options.lanes : max_vector_width<exec>();
+  p.spmv = options.spmv;
+  p.two_phase = options.two_phase;
+  p.chunk_tiles = options.chunk_tiles;
   std::vector<offset_t> level_tiles(p.levels.num_levels, 0);
   {
     auto ptr_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_row_ptr);
@@ -447,6 +471,23 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
     for (ordinal_t l = 0; l < p.levels.num_levels; ++l)
       for (offset_t q = p.levels.level_ptr_host(l); q < p.levels.level_ptr_host(l + 1); ++q)
         level_tiles[l] += ptr_h(rows_h(q) + 1) - ptr_h(rows_h(q)) + 1;
+    if (p.two_phase) {  // the chunks, in level order
+      auto chunk_ptr_h = Kokkos::View<offset_t*, Kokkos::HostSpace>("trellis::tile::chunk_ptr", size_t(nt) + 1);
+      for (ordinal_t q = 0; q < nt; ++q) {
+        const offset_t tiles = ptr_h(rows_h(q) + 1) - ptr_h(rows_h(q));
+        chunk_ptr_h(q + 1) = chunk_ptr_h(q) + (tiles + p.chunk_tiles - 1) / p.chunk_tiles;
+      }
+      const offset_t chunks = chunk_ptr_h(nt);
+      auto chunk_pos_h = Kokkos::View<ordinal_t*, Kokkos::HostSpace>("trellis::tile::chunk_pos", chunks);
+      for (ordinal_t q = 0; q < nt; ++q)
+        for (offset_t c = chunk_ptr_h(q); c < chunk_ptr_h(q + 1); ++c) chunk_pos_h(c) = q;
+      for (ordinal_t l = 0; l <= p.levels.num_levels; ++l)
+        p.level_chunk_ptr.push_back(chunk_ptr_h(p.levels.level_ptr_host(l)));
+      p.chunk_ptr = Kokkos::create_mirror_view_and_copy(typename Device::memory_space(), chunk_ptr_h);
+      p.chunk_pos = Kokkos::create_mirror_view_and_copy(typename Device::memory_space(), chunk_pos_h);
+      p.chunk_sum = Kokkos::View<Scalar*, Device>(uninit("trellis::tile::chunk_sum"), size_t(chunks) * tile_size);
+      p.report.chunks = chunks;
+    }
   }
   for (ordinal_t l = 0; l < p.levels.num_levels; ++l) {
     const bool small = p.levels.rows_in_level(l) <= tile_chain_rows<exec>() &&
@@ -469,6 +510,8 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   rep.tile_levels = p.levels.num_levels;
   rep.tile_parallelism = p.levels.avg_parallelism();
   rep.warp_level = p.warp_level;
+  rep.spmv = p.spmv;
+  rep.two_phase = p.two_phase;
   for (offset_t t = 0; t < ntiles; ++t) ++rep.format_count[format_h(t)];
   rep.tile_bytes = sizeof(offset_t) * (2 * (size_t(nt) + 1) + 2 * (size_t(ntiles) + 1) + nod) +
                    sizeof(ordinal_t) * 2 * size_t(nod) + (sizeof(int) + 1) * size_t(ntiles) + size_t(total_idx) +

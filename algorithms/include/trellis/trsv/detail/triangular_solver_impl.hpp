@@ -133,7 +133,15 @@ SolvePlans<Scalar, Device> analyze(const typename Device::execution_space& space
               "; " + std::to_string(s.element->team_rows) + (s.element->team_rows == 1 ? " row" : " rows") + " a team";
       }
       break;
-    case TrsvFamily::tile: s.tile = build_tile_plan(space, s.factor, s.levels, tile_options); break;
+    case TrsvFamily::tile:
+      if (s.algorithm == TrsvAlgorithm::tile_syncfree && tile_options.lanes != 0 &&
+          !is_host_space<typename Device::execution_space>() &&
+          tile_options.lanes != max_vector_width<typename Device::execution_space>())
+        throw InputError("tile-syncfree: lanes is " + std::to_string(tile_options.lanes) +
+                         "; on this backend it takes a whole warp of " +
+                         std::to_string(max_vector_width<typename Device::execution_space>()) + " lanes (0 takes it)");
+      s.tile = build_tile_plan(space, s.factor, s.levels, tile_options);
+      break;
     case TrsvFamily::block: s.block = build_block_plan(space, s.factor, s.levels, block_rows); break;
     case TrsvFamily::team: s.team = build_team_plan(space, s.factor, s.levels); break;
   }
