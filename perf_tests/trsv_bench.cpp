@@ -75,7 +75,7 @@ struct Options {
   bool gauss_seidel = true;
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
-  TileOrder tile_order = TileOrder::natural;
+  TileOrder tile_order = TileOrder::automatic;
   std::vector<std::string> tile_variants{"tiles"};  // the tiled solves' SpMV mapping [-2p], one solver each
   std::vector<int> block_rows{0};                   // block-syncfree: one solver per value (0: the backend's default)
   std::vector<int> team_rows{0};                    // elmr-value: one solver per rows a team (0: the default)
@@ -132,7 +132,7 @@ int parse_options(int argc, char** argv, Options& o) {
       .flag("--training", o.training, "add the matrices of $TRELLIS_MATRICES/training (.mtx.gz)")
       .word(
           "--tile-order", [&](const std::string& w) { o.tile_order = parse<TileOrder>(w); },
-          "rows the tiled solves cut into tiles: natural (default) or levels")
+          "rows the tiled solves cut into tiles: auto (default: the denser of the two), natural or levels")
       .word(
           "--tile-variants",
           [&](const std::string& list) {

@@ -312,7 +312,7 @@ TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
     const double per_row = double(on_small_grid.nnz_strict()) / on_small_grid.num_rows();
     int lanes = 1, team_rows = 1;
     detail::team_shape<Exec>(per_row, lanes, team_rows);
-    detail::TeamModel().estimate(levels, team_rows, on_small_grid.nnz_strict() * 12.0, team_us, spread_us);
+    detail::TeamModel().estimate<double>(levels, team_rows, on_small_grid.nnz_strict(), team_us, spread_us);
     EXPECT_EQ(on_small_grid.algorithm() == TrsvAlgorithm::team_levelset, team_us < spread_us)
         << on_small_grid.choice_reason();
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();

@@ -181,6 +181,36 @@ TYPED_TEST(TiledTrsv, TwoPhaseLevelsetMatchesTheReference) {
   }
 }
 
+TYPED_TEST(TiledTrsv, AutomaticOrderCutsTheDenserTiles) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<std::pair<std::string, HostCsr>> cases;
+  cases.emplace_back("lap2d5 natural", gallery::laplace2d_5pt(40, 40));
+  cases.emplace_back("sparse rows", gallery::random_lower_triangular(900, gallery::TriangularShape::sparse_rows, seed));
+  cases.emplace_back("dense rows", gallery::random_lower_triangular(700, gallery::TriangularShape::dense_rows, seed));
+  cases.emplace_back("long chain", gallery::random_lower_triangular(333, gallery::TriangularShape::long_chain, seed));
+  int took[2] = {0, 0};
+  for (auto& [name, A] : cases)
+    for (Triangle tri : {Triangle::lower, Triangle::upper}) {
+      SCOPED_TRACE(name + " " + to_string(tri));
+      const HostCsr& M = tri == Triangle::lower ? A : transpose(A);
+      long long tiles[2];
+      for (TileOrder order : {TileOrder::natural, TileOrder::levels}) {
+        TileOptions opt;
+        opt.order = order;
+        tiles[int(order)] = check_tiled<TypeParam>(M, tri, TrsvAlgorithm::tile_levelset, opt, seed).offdiag_tiles;
+      }
+      const TileReport rep = check_tiled<TypeParam>(M, tri, TrsvAlgorithm::tile_levelset, TileOptions{}, seed);
+      const TileOrder expected = tiles[1] < tiles[0] ? TileOrder::levels : TileOrder::natural;
+      EXPECT_EQ(rep.order, expected) << rep.describe();
+      EXPECT_EQ(rep.offdiag_tiles, tiles[int(expected)]);
+      EXPECT_EQ(rep.order_alternative_tiles, tiles[1 - int(expected)]);
+      ++took[int(rep.order)];
+    }
+  EXPECT_GT(took[0], 0) << "no case kept the natural order";
+  EXPECT_GT(took[1], 0) << "no case took the level order";
+}
+
 TYPED_TEST(TiledTrsv, RowsMappingNeverDeadlocks) {
   using Exec = typename TypeParam::execution_space;
   const ordinal_t n = detail::is_host_space<Exec>() ? 30000 : 200000;

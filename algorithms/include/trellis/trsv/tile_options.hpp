@@ -30,12 +30,15 @@ struct NameTable<TileFormat> {
 /// many near-empty tiles. `natural`: the matrix's own numbering (reversed
 /// for an upper triangle), which keeps the locality of the application's
 /// numbering; a diagonal tile then holds dependent rows, solved in the tile.
-enum class TileOrder : unsigned char { natural, levels };
+/// `automatic` (the default): the analysis cuts both and keeps the denser,
+/// levels when it gives fewer off-diagonal tiles, else natural.
+enum class TileOrder : unsigned char { natural, levels, automatic };
 
 template <>
 struct NameTable<TileOrder> {
   static constexpr const char* what = "tile order";
-  static constexpr NameEntry<TileOrder> entries[] = {{TileOrder::natural, "natural"}, {TileOrder::levels, "levels"}};
+  static constexpr NameEntry<TileOrder> entries[] = {
+      {TileOrder::natural, "natural"}, {TileOrder::levels, "levels"}, {TileOrder::automatic, "auto"}};
 };
 
 /// How a vector group multiplies a tile row's off-diagonal tiles by x.
@@ -68,7 +71,7 @@ inline constexpr int num_tile_formats = 8;
 ///   7. otherwise                                   csr
 /// `force` (tests, experiments) stores every off-diagonal tile in one format.
 struct TileOptions {
-  TileOrder order = TileOrder::natural;
+  TileOrder order = TileOrder::automatic;
   double dense_fraction = 0.5;
   int coo_max_nnz = 12;
   double ell_max_padding = 1.5;
@@ -99,7 +102,8 @@ struct TileOptions {
 
 /// What the tiled analysis built.
 struct TileReport {
-  TileOrder order = TileOrder::natural;
+  TileOrder order = TileOrder::natural;                    // the order cut (automatic: the one chosen)
+  long long order_alternative_tiles = -1;                  // automatic: off-diagonal tiles of the other order
   int tile_rows = 0;                                       // ceil(n / 16)
   long long offdiag_tiles = 0;                             // off-diagonal tiles stored
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
@@ -116,9 +120,13 @@ struct TileReport {
 };
 
 inline std::string TileReport::describe() const {
-  std::string s = std::string(to_string(order)) + " order, " + std::to_string(tile_rows) + " tile rows, " +
-                  std::to_string(offdiag_tiles) + " off-diagonal tiles, " + std::to_string(tile_levels) +
-                  " tile levels (" + std::to_string(tile_parallelism).substr(0, 6) + " tile rows/level), " +
+  std::string s = std::string(to_string(order)) + " order" +
+                  (order_alternative_tiles >= 0
+                       ? " (auto: " + std::to_string(order_alternative_tiles) + " off-diagonal tiles in the other)"
+                       : "") +
+                  ", " + std::to_string(tile_rows) + " tile rows, " + std::to_string(offdiag_tiles) +
+                  " off-diagonal tiles, " + std::to_string(tile_levels) + " tile levels (" +
+                  std::to_string(tile_parallelism).substr(0, 6) + " tile rows/level), " +
                   (warp_level ? "warp-level" : "thread-level") + " diagonal tiles, " + to_string(spmv) + " on lanes" +
                   (two_phase ? ", two phases (" + std::to_string(chunks) + " chunks)" : "") + "; formats:";
   for (int f = 0; f < num_tile_formats; ++f)

@@ -102,10 +102,12 @@ struct TeamModel {
   double sm_gb_per_s = 100;  // what one SM reads from L2
   double gpu_gb_per_s = 2000;
   /// Microseconds of team-levelset and of a solve spread over the GPU for
-  /// `bytes` of entries in the given levels.
-  template <class Device>
-  void estimate(const LevelSets<Device>& levels, int team_rows, double bytes, double& team_us,
+  /// `entries` strictly triangular entries (a value and a column each) in
+  /// the given levels.
+  template <class Scalar, class Device>
+  void estimate(const LevelSets<Device>& levels, int team_rows, offset_t entries, double& team_us,
                 double& spread_us) const {
+    const double bytes = double(entries) * (sizeof(Scalar) + sizeof(ordinal_t));
     double passes = 0;
     for (ordinal_t l = 0; l < levels.num_levels; ++l) passes += (levels.rows_in_level(l) + team_rows - 1) / team_rows;
     team_us = passes * pass_us + bytes / (sm_gb_per_s * 1e3);

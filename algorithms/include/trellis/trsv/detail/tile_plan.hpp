@@ -219,6 +219,95 @@ KOKKOS_INLINE_FUNCTION void fill_tile(const Keys& keys, const Sources& src, offs
   }
 }
 
+/// The factor's entries cut into tiles in one order of rows: keys
+/// J * 256 + r * 16 + c, sorted within each tile row (the tiles by column,
+/// each tile's entries row-major), each entry's place in the factor, and
+/// the off-diagonal tiles a tile row.
+template <class Device>
+struct TileCut {
+  Kokkos::View<ordinal_t*, Device> order;  // position -> row
+  Kokkos::View<ordinal_t*, Device> keys;
+  Kokkos::View<offset_t*, Device> sources, tile_entry_ptr, tile_row_ptr;
+  offset_t offdiag = 0;
+};
+
+/// The natural order: every dependency at a lower position (upper: reversed).
+template <class Scalar, class Device>
+Kokkos::View<ordinal_t*, Device> natural_tile_order(const typename Device::execution_space& space,
+                                                    const TriangularFactor<Scalar, Device>& f) {
+  Kokkos::View<ordinal_t*, Device> o(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "trellis::tile::order"),
+                                     f.n);
+  const ordinal_t n = f.n;
+  const bool reversed = f.triangle == Triangle::upper;
+  Kokkos::parallel_for(
+      "trellis::tile::natural_order", trellis::RangePolicy<typename Device::execution_space>(space, 0, n),
+      KOKKOS_LAMBDA(ordinal_t q) { o(q) = reversed ? n - 1 - q : q; });
+  return o;
+}
+
+template <class Scalar, class Device>
+TileCut<Device> cut_tiles(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
+                          Kokkos::View<ordinal_t*, Device> order) {
+  using exec = typename Device::execution_space;
+  using policy = trellis::RangePolicy<exec>;
+  using offsets = Kokkos::View<offset_t*, Device>;
+  using ordinals = Kokkos::View<ordinal_t*, Device>;
+  const auto uninit = [&](const std::string& label) {
+    return Kokkos::view_alloc(space, Kokkos::WithoutInitializing, label);
+  };
+  const ordinal_t n = f.n;
+  const ordinal_t nt = (n + tile_size - 1) / tile_size;
+  const auto row_map = f.rows.row_map;
+  const auto col_ind = f.rows.col_ind;
+  TileCut<Device> cut;
+  cut.order = order;
+
+  // Positions of rows, and the factor's entries listed position by position.
+  ordinals position(uninit("trellis::tile::position"), n);
+  Kokkos::parallel_for(
+      "trellis::tile::position", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q) { position(order(q)) = q; });
+  offsets entry_ptr(Kokkos::view_alloc(space, "trellis::tile::entry_ptr"), size_t(n) + 1);
+  Kokkos::parallel_scan(
+      "trellis::tile::entry_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q, offset_t & sum, bool final) {
+        sum += row_map(order(q) + 1) - row_map(order(q));
+        if (final) entry_ptr(q + 1) = sum;
+      });
+  if (std::int64_t(nt) * 256 > std::int64_t(2147483647))
+    throw StructureError("tiled triangular solve: " + std::to_string(n) + " rows do not fit 32-bit tile keys");
+  const ordinals keys(uninit("trellis::tile::keys"), f.nnz_strict);
+  const offsets sources(uninit("trellis::tile::sources"), f.nnz_strict);
+  Kokkos::parallel_for(
+      "trellis::tile::keys", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q) {
+        const ordinal_t i = order(q);
+        offset_t e = entry_ptr(q);
+        for (offset_t k = row_map(i); k < row_map(i + 1); ++k, ++e) {
+          const ordinal_t qj = position(col_ind(k));
+          keys(e) = (qj / tile_size) * 256 + (q % tile_size) * tile_size + qj % tile_size;
+          sources(e) = k;
+        }
+      });
+  const offsets tile_entry_ptr(uninit("trellis::tile::tile_entry_ptr"), size_t(nt) + 1);
+  Kokkos::parallel_for(
+      "trellis::tile::tile_entry_ptr", policy(space, 0, nt + 1),
+      KOKKOS_LAMBDA(ordinal_t I) { tile_entry_ptr(I) = entry_ptr(I * tile_size < n ? I * tile_size : n); });
+  on_default_instance(space, [&] { compat::sort_crs_matrix<exec>(tile_entry_ptr, keys, sources); });
+
+  // Off-diagonal tiles per tile row.
+  const offsets tile_row_ptr(Kokkos::view_alloc(space, "trellis::tile::tile_row_ptr"), size_t(nt) + 1);
+  Kokkos::parallel_scan(
+      "trellis::tile::count", policy(space, 0, nt), KOKKOS_LAMBDA(ordinal_t I, offset_t & sum, bool final) {
+        offset_t c = 0;
+        for (offset_t e = tile_entry_ptr(I); e < tile_entry_ptr(I + 1); ++e)
+          if ((keys(e) >> 8) != I && (e == tile_entry_ptr(I) || (keys(e) >> 8) != (keys(e - 1) >> 8))) ++c;
+        sum += c;
+        if (final) tile_row_ptr(I + 1) = sum;
+      });
+  Kokkos::deep_copy(space, cut.offdiag, Kokkos::subview(tile_row_ptr, nt));
+  space.fence();  // offdiag sizes what follows
+  cut.keys = keys, cut.sources = sources, cut.tile_entry_ptr = tile_entry_ptr, cut.tile_row_ptr = tile_row_ptr;
+  return cut;
+}
+
 /// Builds the tiled storage of f (levels: f's level sets) and the tile-row
 /// schedules. Values are loaded by load_tile_values.
 template <class Scalar, class Device>
@@ -248,66 +337,26 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   const ordinal_t nt = (n + tile_size - 1) / tile_size;
   p.n = n;
   p.tile_rows = nt;
-  if (options.order == TileOrder::levels) {
-    p.order = levels.level_rows;
-  } else {  // natural: every dependency at a lower position (upper: reversed)
-    p.order = Kokkos::View<ordinal_t*, Device>(uninit("trellis::tile::order"), n);
-    const auto o = p.order;
-    const bool reversed = f.triangle == Triangle::upper;
-    Kokkos::parallel_for(
-        "trellis::tile::natural_order", policy(space, 0, n),
-        KOKKOS_LAMBDA(ordinal_t q) { o(q) = reversed ? n - 1 - q : q; });
+  TileCut<Device> cut;
+  if (options.order == TileOrder::automatic) {  // the denser cut: fewer off-diagonal tiles
+    TileCut<Device> natural = cut_tiles(space, f, natural_tile_order(space, f));
+    TileCut<Device> by_level = cut_tiles(space, f, levels.level_rows);
+    const bool take_levels = by_level.offdiag < natural.offdiag;
+    p.report.order_alternative_tiles = take_levels ? natural.offdiag : by_level.offdiag;
+    cut = take_levels ? by_level : natural;
+    p.report.order = take_levels ? TileOrder::levels : TileOrder::natural;
+  } else {
+    cut = cut_tiles(space, f, options.order == TileOrder::levels ? levels.level_rows : natural_tile_order(space, f));
+    p.report.order = options.order;
   }
-  const auto order = p.order;
-  const auto row_map = f.rows.row_map;
-  const auto col_ind = f.rows.col_ind;
-
-  // Positions of rows, and the factor's entries listed position by position.
-  ordinals position(uninit("trellis::tile::position"), n);
-  Kokkos::parallel_for(
-      "trellis::tile::position", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q) { position(order(q)) = q; });
-  offsets entry_ptr(Kokkos::view_alloc(space, "trellis::tile::entry_ptr"), size_t(n) + 1);
-  Kokkos::parallel_scan(
-      "trellis::tile::entry_scan", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q, offset_t & sum, bool final) {
-        sum += row_map(order(q) + 1) - row_map(order(q));
-        if (final) entry_ptr(q + 1) = sum;
-      });
-  // Keys J * 256 + r * 16 + c: sorted within a tile row they list the
-  // tiles by column, each tile's entries row-major.
-  const offset_t nnz = f.nnz_strict;
-  if (std::int64_t(nt) * 256 > std::int64_t(2147483647))
-    throw StructureError("tiled triangular solve: " + std::to_string(n) + " rows do not fit 32-bit tile keys");
-  ordinals keys(uninit("trellis::tile::keys"), nnz);
-  offsets sources(uninit("trellis::tile::sources"), nnz);
-  Kokkos::parallel_for(
-      "trellis::tile::keys", policy(space, 0, n), KOKKOS_LAMBDA(ordinal_t q) {
-        const ordinal_t i = order(q);
-        offset_t e = entry_ptr(q);
-        for (offset_t k = row_map(i); k < row_map(i + 1); ++k, ++e) {
-          const ordinal_t qj = position(col_ind(k));
-          keys(e) = (qj / tile_size) * 256 + (q % tile_size) * tile_size + qj % tile_size;
-          sources(e) = k;
-        }
-      });
-  offsets tile_entry_ptr(uninit("trellis::tile::tile_entry_ptr"), size_t(nt) + 1);
-  Kokkos::parallel_for(
-      "trellis::tile::tile_entry_ptr", policy(space, 0, nt + 1),
-      KOKKOS_LAMBDA(ordinal_t I) { tile_entry_ptr(I) = entry_ptr(I * tile_size < n ? I * tile_size : n); });
-  on_default_instance(space, [&] { compat::sort_crs_matrix<exec>(tile_entry_ptr, keys, sources); });
-
-  // Tiles per tile row (off-diagonal), then each tile's column and entries.
-  p.tile_row_ptr = offsets(Kokkos::view_alloc(space, "trellis::tile::tile_row_ptr"), size_t(nt) + 1);
+  p.order = cut.order;
+  p.tile_row_ptr = cut.tile_row_ptr;
+  p.offdiag = cut.offdiag;
+  const auto keys = cut.keys;
+  const auto sources = cut.sources;
+  const auto tile_entry_ptr = cut.tile_entry_ptr;
   const auto tile_row_ptr = p.tile_row_ptr;
-  Kokkos::parallel_scan(
-      "trellis::tile::count", policy(space, 0, nt), KOKKOS_LAMBDA(ordinal_t I, offset_t & sum, bool final) {
-        offset_t c = 0;
-        for (offset_t e = tile_entry_ptr(I); e < tile_entry_ptr(I + 1); ++e)
-          if ((keys(e) >> 8) != I && (e == tile_entry_ptr(I) || (keys(e) >> 8) != (keys(e - 1) >> 8))) ++c;
-        sum += c;
-        if (final) tile_row_ptr(I + 1) = sum;
-      });
-  Kokkos::deep_copy(space, p.offdiag, Kokkos::subview(tile_row_ptr, nt));
-  space.fence();  // offdiag sizes what follows
+  const offset_t nnz = f.nnz_strict;
   const offset_t nod = p.offdiag;
   const offset_t ntiles = nod + nt;
   p.tile_col = ordinals(uninit("trellis::tile::tile_col"), nod);
@@ -504,7 +553,6 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // Report: format histogram and memory.
   auto format_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.format);
   TileReport& rep = p.report;
-  rep.order = options.order;
   rep.tile_rows = nt;
   rep.offdiag_tiles = nod;
   rep.tile_levels = p.levels.num_levels;

@@ -79,8 +79,7 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
     int lanes = 1, team_rows = 1;
     team_shape<exec>(per_row, lanes, team_rows);
     double team_us = 0, spread_us = 0;
-    TeamModel().estimate(levels, team_rows, double(f.nnz_strict) * (sizeof(Scalar) + sizeof(ordinal_t)), team_us,
-                         spread_us);
+    TeamModel().estimate<Scalar>(levels, team_rows, f.nnz_strict, team_us, spread_us);
     if (team_us < spread_us) {
       std::snprintf(buf, sizeof buf,
                     "auto: GPU backend, %d levels, %.1f rows/level, x fits team scratch; one team of %d rows x %d "
