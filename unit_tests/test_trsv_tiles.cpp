@@ -3,7 +3,8 @@
 // format, against the serial reference; tile-levelset in one and two phases
 // (bit-reproducible either way); tiles at the matrix's edges (n not a
 // multiple of 16, empty tile rows, a stored zero above the diagonal);
-// thread- and warp-level diagonal tiles; the analysis report; bad options.
+// thread- and warp-level diagonal tiles; float values summed in double; the
+// analysis report; bad options.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -209,6 +210,47 @@ TYPED_TEST(TiledTrsv, AutomaticOrderCutsTheDenserTiles) {
     }
   EXPECT_GT(took[0], 0) << "no case kept the natural order";
   EXPECT_GT(took[1], 0) << "no case took the level order";
+}
+
+/// A with every off-diagonal value rounded to float (the diagonal exact).
+HostCsr off_diagonal_in_float(const HostCsr& A) {
+  Kokkos::View<double*, HostDevice> v("values", A.nnz());
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      v(k) = A.entries(k) == i ? A.values(k) : double(float(A.values(k)));
+  return HostCsr(A.num_rows, A.num_cols, A.row_map, A.entries, v);
+}
+
+TYPED_TEST(TiledTrsv, SingleValuesSumInTheSolvesPrecision) {
+  const auto seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<std::pair<std::string, HostCsr>> cases;
+  cases.emplace_back("per-format tiles", one_tile_per_format());
+  cases.emplace_back("dense rows", gallery::random_lower_triangular(700, gallery::TriangularShape::dense_rows, seed));
+  for (auto& [name, A] : cases)
+    for (TrsvAlgorithm a : tiled)
+      for (TileSpmv spmv : values<TileSpmv>()) {
+        SCOPED_TRACE(name + " " + to_string(a) + " " + to_string(spmv));
+        const auto b = random_vector(A.num_rows, seed);
+        const auto exact = reference::triangular_solve(A, Triangle::lower, b, DiagonalForm::stored, {});
+        const auto rounded =
+            reference::triangular_solve(off_diagonal_in_float(A), Triangle::lower, b, DiagonalForm::stored, {});
+        TrsvOptions opt;
+        opt.algorithm = a;
+        opt.tile.spmv = spmv;
+        opt.tile.single_values = true;
+        TriangularSolver<double, TypeParam> solver(to_device<TypeParam>(A), opt);
+        EXPECT_TRUE(solver.tile_report().single_values);
+        Kokkos::View<double*, TypeParam> x("x", A.num_rows);
+        Kokkos::deep_copy(x, std::nan(""));
+        solver.solve(device_vector<TypeParam>(b), x);
+        const auto xh = host_vector(x);
+        // Float values, sums in double: the float-rounded matrix's solution
+        // to double accuracy, and not the exact matrix's.
+        EXPECT_LT(test::relative_error(xh, rounded), 1e-12);
+        EXPECT_GT(test::relative_error(xh, exact), 1e-12);
+        EXPECT_LT(test::relative_error(xh, exact), 1e-5);
+      }
 }
 
 TYPED_TEST(TiledTrsv, RowsMappingNeverDeadlocks) {

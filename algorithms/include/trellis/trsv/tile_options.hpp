@@ -98,6 +98,11 @@ struct TileOptions {
   /// to 64 on host backends, which run the lanes one after another (so that
   /// a host test runs the GPU's assignment of lanes).
   int lanes = 0;
+  /// The tiles' values stored in single precision, products summed in the
+  /// solve's precision (the paper's Figure 10): half the value bytes, each
+  /// off-diagonal entry rounded to float; the diagonal stays exact. No
+  /// effect when the solve is in float.
+  bool single_values = false;
 };
 
 /// What the tiled analysis built.
@@ -112,6 +117,7 @@ struct TileReport {
   TileSpmv spmv = TileSpmv::tiles;                         // the off-diagonal mapping
   bool two_phase = false;                                  // tile-levelset's phases a level
   long long chunks = 0;                                    // two-phase: SpMV chunks
+  bool single_values = false;                              // values stored in float
   std::array<long long, num_tile_formats> format_count{};  // tiles per TileFormat
   std::size_t tile_bytes = 0;                              // the tiled storage (both levels, values included)
   std::size_t csr_bytes = 0;                               // the same triangle in CSR (32-bit indices)
@@ -128,7 +134,8 @@ inline std::string TileReport::describe() const {
                   " off-diagonal tiles, " + std::to_string(tile_levels) + " tile levels (" +
                   std::to_string(tile_parallelism).substr(0, 6) + " tile rows/level), " +
                   (warp_level ? "warp-level" : "thread-level") + " diagonal tiles, " + to_string(spmv) + " on lanes" +
-                  (two_phase ? ", two phases (" + std::to_string(chunks) + " chunks)" : "") + "; formats:";
+                  (two_phase ? ", two phases (" + std::to_string(chunks) + " chunks)" : "") +
+                  (single_values ? ", float values" : "") + "; formats:";
   for (int f = 0; f < num_tile_formats; ++f)
     if (format_count[f]) s += std::string(" ") + to_string(TileFormat(f)) + "=" + std::to_string(format_count[f]);
   s += "; memory " + std::to_string(tile_bytes) + " B against " + std::to_string(csr_bytes) + " B in CSR";

@@ -51,9 +51,21 @@ struct TileViews {
   Kokkos::View<const int*, Device> param;
   Kokkos::View<const offset_t*, Device> val_ptr, idx_ptr;
   Kokkos::View<const Scalar*, Device> values;
+  Kokkos::View<const float*, Device> values32;  // single_values: the values in float
+  bool single = false;
 
   explicit TileViews(const TilePlan<Scalar, Device>& p)
-      : format(p.format), idx(p.idx), param(p.param), val_ptr(p.val_ptr), idx_ptr(p.idx_ptr), values(p.values) {}
+      : format(p.format),
+        idx(p.idx),
+        param(p.param),
+        val_ptr(p.val_ptr),
+        idx_ptr(p.idx_ptr),
+        values(p.values),
+        values32(p.values32),
+        single(p.single_values) {}
+
+  /// Stored value k, in Scalar (products are summed in Scalar either way).
+  KOKKOS_INLINE_FUNCTION Scalar value(offset_t k) const { return single ? Scalar(values32(k)) : values(k); }
 
   /// f(r, c, value) for every entry stored in tile t, padding skipped.
   template <class F>
@@ -64,29 +76,29 @@ struct TileViews {
       case TileFormat::csr:
         for (int r = 0, k = 0; r < tile_size; ++r) {
           const int k1 = r + 1 < tile_size ? idx(i0 + r + 1) : nval;
-          for (; k < k1; ++k) f(r, int(idx(i0 + tile_size + k)), values(v0 + k));
+          for (; k < k1; ++k) f(r, int(idx(i0 + tile_size + k)), value(v0 + k));
         }
         break;
       case TileFormat::coo:
-        for (int k = 0; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, values(v0 + k));
+        for (int k = 0; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, value(v0 + k));
         break;
       case TileFormat::ell:
       case TileFormat::hyb: {
         const int slots = tile_size * param(t);
         for (int s = 0; s < slots; ++s)
-          if (idx(i0 + s) != 0xFF) f(s % tile_size, int(idx(i0 + s)), values(v0 + s));
-        for (int k = slots; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, values(v0 + k));
+          if (idx(i0 + s) != 0xFF) f(s % tile_size, int(idx(i0 + s)), value(v0 + s));
+        for (int k = slots; k < nval; ++k) f(idx(i0 + k) >> 4, idx(i0 + k) & 15, value(v0 + k));
         break;
       }
       case TileFormat::dns:
-        for (int k = 0; k < tile_size * tile_size; ++k) f(k % tile_size, k / tile_size, values(v0 + k));
+        for (int k = 0; k < tile_size * tile_size; ++k) f(k % tile_size, k / tile_size, value(v0 + k));
         break;
       case TileFormat::dns_row: {
         const unsigned mask = unsigned(param(t));
         const int rows = popcount16(mask);
         for (int r = 0, k = 0; r < tile_size; ++r)
           if (mask >> r & 1u) {
-            for (int c = 0; c < tile_size; ++c) f(r, c, values(v0 + c * rows + k));
+            for (int c = 0; c < tile_size; ++c) f(r, c, value(v0 + c * rows + k));
             ++k;
           }
         break;
@@ -95,7 +107,7 @@ struct TileViews {
         const unsigned mask = unsigned(param(t));
         for (int c = 0, k = 0; c < tile_size; ++c)
           if (mask >> c & 1u) {
-            for (int r = 0; r < tile_size; ++r) f(r, c, values(v0 + k * tile_size + r));
+            for (int r = 0; r < tile_size; ++r) f(r, c, value(v0 + k * tile_size + r));
             ++k;
           }
         break;
@@ -116,12 +128,12 @@ struct TileViews {
     Scalar s = 0;
     const auto list_part = [&](int k0) {
       for (int k = k0; k < nval; ++k)
-        if (idx(i0 + k) >> 4 == r) s += values(v0 + k) * x_at(idx(i0 + k) & 15);
+        if (idx(i0 + k) >> 4 == r) s += value(v0 + k) * x_at(idx(i0 + k) & 15);
     };
     switch (static_cast<TileFormat>(format(t))) {
       case TileFormat::csr: {
         const int k1 = r + 1 < tile_size ? idx(i0 + r + 1) : nval;
-        for (int k = idx(i0 + r); k < k1; ++k) s += values(v0 + k) * x_at(idx(i0 + tile_size + k));
+        for (int k = idx(i0 + r); k < k1; ++k) s += value(v0 + k) * x_at(idx(i0 + tile_size + k));
         break;
       }
       case TileFormat::coo: list_part(0); break;
@@ -130,26 +142,26 @@ struct TileViews {
         const int w = param(t);
         for (int k = 0; k < w; ++k) {
           const unsigned char c = idx(i0 + k * tile_size + r);
-          if (c != 0xFF) s += values(v0 + k * tile_size + r) * x_at(c);
+          if (c != 0xFF) s += value(v0 + k * tile_size + r) * x_at(c);
         }
         list_part(tile_size * w);
         break;
       }
       case TileFormat::dns:
-        for (int c = 0; c < tile_size; ++c) s += values(v0 + c * tile_size + r) * x_at(c);
+        for (int c = 0; c < tile_size; ++c) s += value(v0 + c * tile_size + r) * x_at(c);
         break;
       case TileFormat::dns_row: {
         const unsigned mask = unsigned(param(t));
         if (mask >> r & 1u) {
           const int rows = popcount16(mask), k = popcount16(mask & ((1u << r) - 1));
-          for (int c = 0; c < tile_size; ++c) s += values(v0 + c * rows + k) * x_at(c);
+          for (int c = 0; c < tile_size; ++c) s += value(v0 + c * rows + k) * x_at(c);
         }
         break;
       }
       case TileFormat::dns_col: {
         const unsigned mask = unsigned(param(t));
         for (int c = 0, k = 0; c < tile_size; ++c)
-          if (mask >> c & 1u) s += values(v0 + k++ * tile_size + r) * x_at(c);
+          if (mask >> c & 1u) s += value(v0 + k++ * tile_size + r) * x_at(c);
         break;
       }
       case TileFormat::dia: break;
@@ -228,7 +240,7 @@ KOKKOS_INLINE_FUNCTION void solve_diagonal_tile(const Member& m, const TileViews
   const auto row = [&](int r) {
     const int k1 = r + 1 < tile_size ? tv.idx(i0 + r + 1) : nval;
     Scalar s = xs(r);
-    for (int k = tv.idx(i0 + r); k < k1; ++k) s -= tv.values(v0 + k) * xs(tv.idx(i0 + tile_size + k));
+    for (int k = tv.idx(i0 + r); k < k1; ++k) s -= tv.value(v0 + k) * xs(tv.idx(i0 + tile_size + k));
     return s;
   };
   if (!warp_level) {

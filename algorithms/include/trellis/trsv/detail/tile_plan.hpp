@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "trellis/core/backend.hpp"
@@ -46,7 +47,9 @@ struct TilePlan {
   view<offset_t*> val_ptr;       // values of tile t: [val_ptr(t), val_ptr(t+1))
   view<offset_t*> idx_ptr;       // 8-bit indices of tile t: [idx_ptr(t), idx_ptr(t+1))
   view<unsigned char*> idx;
-  view<Scalar*> values;
+  view<Scalar*> values;   // empty when single_values
+  view<float*> values32;  // single_values: the values rounded to float
+  bool single_values = false;
   view<offset_t*> value_source;    // position in the factor's rows.values; -1: a stored zero
   view<Scalar*> inv_diag;          // 1/d by position
   view<unsigned char*> row_level;  // in-tile level of each position (warp-level solves)
@@ -428,7 +431,9 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
 
   // Indices, value sources, and the in-tile levels of the diagonal tiles.
   p.idx = bytes(uninit("trellis::tile::idx"), total_idx);
-  p.values = Kokkos::View<Scalar*, Device>(uninit("trellis::tile::values"), total_val);
+  p.single_values = options.single_values && !std::is_same<Scalar, float>::value;
+  p.values = Kokkos::View<Scalar*, Device>(uninit("trellis::tile::values"), p.single_values ? 0 : total_val);
+  if (p.single_values) p.values32 = Kokkos::View<float*, Device>(uninit("trellis::tile::values32"), total_val);
   p.value_source = offsets(uninit("trellis::tile::value_source"), total_val);
   p.row_level = bytes(uninit("trellis::tile::row_level"), size_t(nt) * tile_size);
   const auto idx = p.idx;
@@ -457,7 +462,7 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   // Tile-row levels: the off-diagonal tile pattern is strictly lower.
   on_default_instance(space, [&] {
     const CsrMatrix<Scalar, Device> pattern(nt, nt, tile_row_ptr, p.tile_col,
-                                            Kokkos::subview(p.values, std::make_pair(offset_t(0), nod)));
+                                            Kokkos::View<Scalar*, Device>(uninit("trellis::tile::pattern"), nod));
     p.levels = analyze_levels(pattern, Triangle::lower);
   });
 
@@ -560,10 +565,11 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   rep.warp_level = p.warp_level;
   rep.spmv = p.spmv;
   rep.two_phase = p.two_phase;
+  rep.single_values = p.single_values;
   for (offset_t t = 0; t < ntiles; ++t) ++rep.format_count[format_h(t)];
   rep.tile_bytes = sizeof(offset_t) * (2 * (size_t(nt) + 1) + 2 * (size_t(ntiles) + 1) + nod) +
                    sizeof(ordinal_t) * 2 * size_t(nod) + (sizeof(int) + 1) * size_t(ntiles) + size_t(total_idx) +
-                   sizeof(Scalar) * (size_t(total_val) + size_t(n));
+                   (p.single_values ? sizeof(float) : sizeof(Scalar)) * size_t(total_val) + sizeof(Scalar) * size_t(n);
   rep.csr_bytes = sizeof(offset_t) * (size_t(n) + 1) + (sizeof(ordinal_t) + sizeof(Scalar)) * size_t(nnz) +
                   sizeof(Scalar) * size_t(n);
   rep.analysis_seconds = timer.seconds();
@@ -576,12 +582,19 @@ template <class Scalar, class Device>
 void load_tile_values(const typename Device::execution_space& space, TilePlan<Scalar, Device>& p,
                       const TriangularFactor<Scalar, Device>& f) {
   using policy = trellis::RangePolicy<typename Device::execution_space>;
-  const auto values = p.values;
   const auto source = p.value_source;
   const auto from = f.rows.values;
-  Kokkos::parallel_for(
-      "trellis::tile::gather_values", policy(space, 0, offset_t(values.extent(0))),
-      KOKKOS_LAMBDA(offset_t s) { values(s) = source(s) >= 0 ? from(source(s)) : Scalar(0); });
+  if (p.single_values) {
+    const auto values32 = p.values32;
+    Kokkos::parallel_for(
+        "trellis::tile::gather_values32", policy(space, 0, offset_t(values32.extent(0))),
+        KOKKOS_LAMBDA(offset_t s) { values32(s) = source(s) >= 0 ? float(from(source(s))) : 0.0f; });
+  } else {
+    const auto values = p.values;
+    Kokkos::parallel_for(
+        "trellis::tile::gather_values", policy(space, 0, offset_t(values.extent(0))),
+        KOKKOS_LAMBDA(offset_t s) { values(s) = source(s) >= 0 ? from(source(s)) : Scalar(0); });
+  }
   const auto inv = p.inv_diag;
   const auto order = p.order;
   const auto f_inv = f.inv_diag;
