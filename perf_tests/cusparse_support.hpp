@@ -1,9 +1,10 @@
 #pragma once
 // cuSPARSE baselines shared by the benchmarks (TRELLIS_WITH_CUSPARSE: defined
 // by CMake for CUDA builds with TRELLIS_ENABLE_CUSPARSE on): error checks, the
-// library handle on Kokkos' stream, a generic SpSV triangular solve, ILU0
-// (csrilu02) of a CSR matrix, the legacy BSR SpMV (bsrmv), and the legacy BSR
-// ILU0 with its lower solve (bsrilu02, bsrsv2).
+// library handle on Kokkos' stream, a generic SpSV triangular solve, a generic
+// CSR SpMV and Gauss-Seidel sweeps built on the two, ILU0 (csrilu02) of a CSR
+// matrix, the legacy BSR SpMV (bsrmv), and the legacy BSR ILU0 with its lower
+// solve (bsrilu02, bsrsv2).
 #if defined(TRELLIS_WITH_CUSPARSE)
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -223,6 +224,73 @@ class CusparseIlu0Preconditioner : public Preconditioner<double, DefaultDevice> 
   CusparseCsrilu02 ilu_;
   CudaVector in_, mid_, out_;
   mutable CusparseSpsv lower_, upper_;
+};
+
+/// cuSPARSE's generic CSR SpMV (32-bit indices): y = alpha A x + beta y.
+class CusparseCsrSpmv {
+ public:
+  CusparseCsrSpmv(cusparseHandle_t handle, const CudaCsr& A, CudaConstVector x, CudaVector y) : handle_(handle), A_(A) {
+    TRELLIS_CUSPARSE(cusparseCreateCsr(&mat_, A.num_rows, A.num_cols, A.nnz(), const_cast<offset_t*>(A.row_map.data()),
+                                       A.entries.data(), A.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    TRELLIS_CUSPARSE(cusparseCreateDnVec(&x_, A.num_cols, const_cast<double*>(x.data()), CUDA_R_64F));
+    TRELLIS_CUSPARSE(cusparseCreateDnVec(&y_, A.num_rows, y.data(), CUDA_R_64F));
+    const double one = 1;
+    TRELLIS_CUSPARSE(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, x_, &one, y_,
+                                             CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes_));
+    TRELLIS_CUDA(cudaMalloc(&buffer_, buffer_bytes_ ? buffer_bytes_ : 1));
+  }
+  ~CusparseCsrSpmv() {
+    cusparseDestroyDnVec(y_);
+    cusparseDestroyDnVec(x_);
+    cusparseDestroySpMat(mat_);
+    cudaFree(buffer_);
+  }
+  CusparseCsrSpmv(const CusparseCsrSpmv&) = delete;
+  CusparseCsrSpmv& operator=(const CusparseCsrSpmv&) = delete;
+  void apply(double alpha, CudaConstVector x, double beta, CudaVector y) {
+    TRELLIS_CUSPARSE(cusparseDnVecSetValues(x_, const_cast<double*>(x.data())));
+    TRELLIS_CUSPARSE(cusparseDnVecSetValues(y_, y.data()));
+    TRELLIS_CUSPARSE(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, x_, &beta, y_, CUDA_R_64F,
+                                  CUSPARSE_SPMV_ALG_DEFAULT, buffer_));
+  }
+
+ private:
+  cusparseHandle_t handle_;
+  CudaCsr A_;  // keeps the arrays the descriptor points to alive
+  cusparseSpMatDescr_t mat_ = nullptr;
+  cusparseDnVecDescr_t x_ = nullptr, y_ = nullptr;
+  void* buffer_ = nullptr;
+  size_t buffer_bytes_ = 0;
+};
+
+/// Gauss-Seidel built on cuSPARSE, the stand-in for seed 002's CUS1 and
+/// CUS2 baselines (csrsv and csrsv2, which CUDA 13 no longer has): a
+/// forward sweep is y = b - U x (SpMV with the strictly upper part), then
+/// (D + L) x = y (SpSV); a backward sweep the mirror. Each SpSV is analysed
+/// once, at construction.
+class CusparseGaussSeidel {
+ public:
+  CusparseGaussSeidel(cusparseHandle_t handle, const CudaCsr& A, CudaVector x)
+      : y_(Kokkos::ViewAllocateWithoutInitializing("cusparse_gs_y"), A.num_rows),
+        strict_lower_(handle, extract_triangle(A, Triangle::lower, Diagonal::exclude), x, y_),
+        strict_upper_(handle, extract_triangle(A, Triangle::upper, Diagonal::exclude), x, y_),
+        lower_(handle, extract_triangle(A, Triangle::lower, Diagonal::include), Triangle::lower, false, y_, x),
+        upper_(handle, extract_triangle(A, Triangle::upper, Diagonal::include), Triangle::upper, false, y_, x) {}
+  /// One forward and one backward sweep on x.
+  void symmetric(CudaConstVector b, CudaVector x) {
+    Kokkos::deep_copy(Kokkos::Cuda(), y_, b);
+    strict_upper_.apply(-1, x, 1, y_);
+    lower_.solve(y_, x);
+    Kokkos::deep_copy(Kokkos::Cuda(), y_, b);
+    strict_lower_.apply(-1, x, 1, y_);
+    upper_.solve(y_, x);
+  }
+
+ private:
+  CudaVector y_;
+  CusparseCsrSpmv strict_lower_, strict_upper_;
+  CusparseSpsv lower_, upper_;
 };
 
 /// cuSPARSE's legacy BSR SpMV (row-major blocks, as BsrMatrix stores them):

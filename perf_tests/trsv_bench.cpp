@@ -85,16 +85,22 @@ struct Options {
 };
 
 /// The tile options a --tile-variants word names: a TileSpmv, then "-2p"
-/// for two phases.
+/// for two phases, then "-f32" for single-precision values.
 TileOptions tile_variant(const std::string& word) {
   TileOptions t;
-  const bool two = word.size() > 3 && word.compare(word.size() - 3, 3, "-2p") == 0;
+  std::string w = word;
+  const auto strip = [&w](const std::string& suffix) {
+    const bool has = w.size() > suffix.size() && w.compare(w.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (has) w.resize(w.size() - suffix.size());
+    return has;
+  };
+  t.single_values = strip("-f32");
+  t.two_phase = strip("-2p");
   try {
-    t.spmv = parse<TileSpmv>(two ? word.substr(0, word.size() - 3) : word);
+    t.spmv = parse<TileSpmv>(w);
   } catch (const InputError&) {
-    throw InputError("unknown tile variant '" + word + "' (accepted: tiles or rows, each optionally with -2p)");
+    throw InputError("unknown tile variant '" + word + "' (accepted: tiles or rows, then optionally -2p, then -f32)");
   }
-  t.two_phase = two;
   return t;
 }
 
@@ -139,8 +145,9 @@ int parse_options(int argc, char** argv, Options& o) {
             o.tile_variants = bench::split_list(list);
             for (const auto& v : o.tile_variants) tile_variant(v);  // checked here
           },
-          "the tiled solves' SpMV mappings, one solver each: tiles (default) or rows (the paper's), each with "
-          "-2p for tile-levelset's two phases (Algorithm 6), e.g. tiles,rows,rows-2p")
+          "the tiled solves' variants, one solver each: the SpMV mapping, tiles (default) or rows (the paper's), "
+          "then -2p for tile-levelset's two phases (Algorithm 6), then -f32 for float values (Figure 10), e.g. "
+          "tiles,rows,rows-2p,rows-f32")
       .numbers("--block-rows", o.block_rows,
                "block-syncfree's rows per block, one solver each (default 0: the backend's default)", 0, 1 << 20)
       .numbers("--team-rows", o.team_rows,
@@ -235,10 +242,22 @@ struct ProblemData {
   DeviceCsr A, L, U;  // L, U: the triangles with the diagonal (for the baselines)
   Vector b, x0;       // right-hand side; starting guess of the Gauss-Seidel sweep
   HostVector ref_lower, ref_upper, ref_gs;
+  // With the off-diagonal values rounded to float: what a solver with float
+  // values (--tile-variants ...-f32) must reach (empty when none asks).
+  HostVector ref_lower_f32, ref_upper_f32;
 };
 
+/// A with every off-diagonal value rounded to float (the diagonal exact).
+HostCsr off_diagonal_in_float(const HostCsr& A) {
+  Kokkos::View<double*, Kokkos::HostSpace> v("values", A.nnz());
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      v(k) = A.entries(k) == i ? A.values(k) : double(float(A.values(k)));
+  return HostCsr(A.num_rows, A.num_cols, A.row_map, A.entries, v);
+}
+
 /// Builds the device data and host references for a loaded problem.
-void prepare_problem(ProblemData& p, std::uint64_t seed) {
+void prepare_problem(ProblemData& p, std::uint64_t seed, bool float_references) {
   const HostCsr& A = p.problem.matrix;
   p.n = A.num_rows;
   p.nnz = A.nnz();
@@ -250,6 +269,11 @@ void prepare_problem(ProblemData& p, std::uint64_t seed) {
   p.ref_lower = reference::triangular_solve(A, Triangle::lower, b);
   p.ref_upper = reference::triangular_solve(A, Triangle::upper, b);
   p.ref_gs = reference::gauss_seidel(A, b, x0, SweepDirection::symmetric, 1);
+  if (float_references) {
+    const HostCsr A32 = off_diagonal_in_float(A);
+    p.ref_lower_f32 = reference::triangular_solve(A32, Triangle::lower, b);
+    p.ref_upper_f32 = reference::triangular_solve(A32, Triangle::upper, b);
+  }
   p.A = to_device(A);
   p.L = extract_triangle(p.A, Triangle::lower, Diagonal::include);
   p.U = extract_triangle(p.A, Triangle::upper, Diagonal::include);
@@ -330,6 +354,7 @@ class KokkosKernelsRunner : public TriangleRunner {
 };
 
 #if defined(TRELLIS_WITH_CUSPARSE)
+using bench::CusparseGaussSeidel;
 using bench::CusparseLibrary;
 
 /// cuSPARSE's generic SpSV (CSR, 32-bit indices, non-unit diagonal) on the
@@ -354,6 +379,16 @@ struct SolverSpec {
   std::string family;  // trellis, kokkos-kernels, cusparse
   std::string name;    // levelset-csr, SEQLVLSCHD_TP1, cusparseSpSV
   std::function<std::unique_ptr<TriangleRunner>(const ProblemData&, Triangle, Vector)> make;
+  bool float_values = false;  // checked against the float-rounded matrix's solution
+};
+
+/// A Gauss-Seidel sweep pair under test: its table label, full name, and how
+/// to build it for a problem (in_place: whether it works on x without a
+/// copy). The sweep is one forward and one backward sweep on x.
+using GsSweep = std::function<void(ConstVector, Vector)>;
+struct GsSpec {
+  std::string label, name;
+  std::function<GsSweep(const ProblemData&, Vector, bool& in_place)> make;
 };
 
 /// The paper's short name of a Trellis algorithm (its table column).
@@ -388,7 +423,8 @@ SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, in
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
           [a, tile, block_rows, team_rows](const ProblemData& p, Triangle tri, Vector) {
             return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, tile, block_rows, team_rows));
-          }};
+          },
+          tile.single_values};
 }
 
 /// A Kokkos Kernels sptrsv algorithm as a solver under test.
@@ -478,7 +514,8 @@ TriangleResult measure_triangle(const SolverSpec& spec, const ProblemData& p, Tr
   Kokkos::deep_copy(x, not_a_number);
   runner->solve(p.b, x);
   Kokkos::fence();
-  const HostVector& ref = tri == Triangle::lower ? p.ref_lower : p.ref_upper;
+  const HostVector& ref = spec.float_values ? (tri == Triangle::lower ? p.ref_lower_f32 : p.ref_upper_f32)
+                                            : (tri == Triangle::lower ? p.ref_lower : p.ref_upper);
   r.rel_error = reference::relative_error(bench::to_host_vector(x), ref);
   return r;
 }
@@ -498,17 +535,16 @@ SolverResult measure_solver(const SolverSpec& spec, const ProblemData& p, Vector
   return r;
 }
 
-/// Times and checks GaussSeidel::apply(b, x, symmetric, 1) from x0; x is
-/// restored to x0 (untimed) before every run.
-GsResult measure_gs(TrsvAlgorithm a, const ProblemData& p, Vector x, const Options& o) {
+/// Times and checks a symmetric sweep pair from x0; x is restored to x0
+/// (untimed) before every run.
+GsResult measure_gs(const GsSpec& spec, const ProblemData& p, Vector x, const Options& o) {
   GsResult r;
-  r.label = short_label(a);
-  r.name = to_string(a);
+  r.label = spec.label;
+  r.name = spec.name;
   try {
-    std::unique_ptr<GaussSeidel<double, Device>> gs;
-    r.setup_seconds = bench::fenced_seconds([&] { gs = std::make_unique<GaussSeidel<double, Device>>(p.A, a); });
-    r.in_place = gs->in_place();
-    auto sweep = [&] { gs->apply(p.b, x, SweepDirection::symmetric, 1); };
+    GsSweep gs;
+    r.setup_seconds = bench::fenced_seconds([&] { gs = spec.make(p, x, r.in_place); });
+    auto sweep = [&] { gs(p.b, x); };
     r.time = bench::time_case(sweep, o.timing, [&] { Kokkos::deep_copy(x, p.x0); });
     Kokkos::deep_copy(x, p.x0);
     sweep();
@@ -608,10 +644,37 @@ JsonObject problem_json(const ProblemResult& p, double copy_gbs) {
   return o.set("trsv", trsv).set("gauss_seidel", gs);
 }
 
+/// Every Gauss-Seidel sweep the options ask for: each Trellis algorithm's,
+/// and the cuSPARSE-based one when cuSPARSE is a baseline (`cusparse` is
+/// null except on CUDA).
+std::vector<GsSpec> gs_specs(const Options& o, const void* cusparse) {
+  std::vector<GsSpec> out;
+  if (!o.gauss_seidel) return out;
+  for (const TrsvAlgorithm a : o.algorithms)
+    out.push_back({short_label(a), to_string(a), [a](const ProblemData& p, Vector, bool& in_place) {
+                     auto gs = std::make_shared<GaussSeidel<double, Device>>(p.A, a);
+                     in_place = gs->in_place();
+                     return GsSweep([gs](ConstVector b, Vector x) { gs->apply(b, x, SweepDirection::symmetric, 1); });
+                   }});
+#if defined(TRELLIS_WITH_CUSPARSE)
+  if (cusparse && std::find(o.baselines.begin(), o.baselines.end(), "cusparse") != o.baselines.end()) {
+    const cusparseHandle_t h = static_cast<const CusparseLibrary*>(cusparse)->get();
+    out.push_back({"cuSPARSE", "cusparseSpMV+cusparseSpSV", [h](const ProblemData& p, Vector x, bool& in_place) {
+                     auto gs = std::make_shared<CusparseGaussSeidel>(h, p.A, x);
+                     in_place = false;  // sweeps through a copy of b
+                     return GsSweep([gs](ConstVector b, Vector x) { gs->symmetric(b, x); });
+                   }});
+  }
+#else
+  (void)cusparse;
+#endif
+  return out;
+}
+
 /// One problem: load, check it can be solved, prepare, run every solver and
 /// the Gauss-Seidel sweeps, printing a progress line per solver.
 ProblemResult run_problem(const std::string& spec, size_t index, const std::vector<SolverSpec>& solvers,
-                          const Options& o) {
+                          const std::vector<GsSpec>& sweeps, const Options& o) {
   ProblemResult r;
   r.name = spec;
   ProblemData p;
@@ -622,7 +685,9 @@ ProblemResult run_problem(const std::string& spec, size_t index, const std::vect
     r.description = p.problem.description;
     r.skipped = unusable_reason(p.problem.matrix);
     if (!r.skipped.empty()) return r;
-    prepare_problem(p, o.seed + 1000 * index);
+    prepare_problem(p, o.seed + 1000 * index,
+                    std::any_of(o.tile_variants.begin(), o.tile_variants.end(),
+                                [](const std::string& v) { return tile_variant(v).single_values; }));
   } catch (const std::exception& e) {
     r.error = e.what();
     return r;
@@ -646,17 +711,16 @@ ProblemResult run_problem(const std::string& spec, size_t index, const std::vect
       std::printf("  %-12s error: %s\n", m.label.c_str(), m.error.c_str());
     std::fflush(stdout);
   }
-  if (o.gauss_seidel)
-    for (const TrsvAlgorithm a : o.algorithms) {
-      r.gs.push_back(measure_gs(a, p, x, o));
-      const GsResult& g = r.gs.back();
-      if (g.error.empty())
-        std::printf("  GS %-9s sweep pair %10.3f ms  %7.3f GFLOP/s (2nnz/t)  err %.1e  %s\n", g.label.c_str(),
-                    1e3 * g.time.median, 2.0 * r.nnz / g.time.median / 1e9, g.rel_error, g.status());
-      else
-        std::printf("  GS %-9s error: %s\n", g.label.c_str(), g.error.c_str());
-      std::fflush(stdout);
-    }
+  for (const GsSpec& sweep : sweeps) {
+    r.gs.push_back(measure_gs(sweep, p, x, o));
+    const GsResult& g = r.gs.back();
+    if (g.error.empty())
+      std::printf("  GS %-9s sweep pair %10.3f ms  %7.3f GFLOP/s (2nnz/t)  err %.1e  %s\n", g.label.c_str(),
+                  1e3 * g.time.median, 2.0 * r.nnz / g.time.median / 1e9, g.rel_error, g.status());
+    else
+      std::printf("  GS %-9s error: %s\n", g.label.c_str(), g.error.c_str());
+    std::fflush(stdout);
+  }
   return r;
 }
 
@@ -693,7 +757,9 @@ JsonObject conventions_json() {
       .set("gs_gflops_paper",
            "2*nnz(A)/t per forward+backward sweep pair (seed 002's convention; the table's GS column)")
       .set("gs_gflops_actual", "4*nnz(A)/t per forward+backward sweep pair (flops actually done)")
-      .set("rel_error", "||x - x_ref||_2/||x_ref||_2 vs serial host substitution in double; > tolerance is WRONG");
+      .set("rel_error",
+           "||x - x_ref||_2/||x_ref||_2 vs serial host substitution in double (for -f32 tile variants: of the matrix "
+           "with its off-diagonal values rounded to float); > tolerance is WRONG");
 }
 
 // ================================================================== tables ===
@@ -735,19 +801,30 @@ double best_elm(const ProblemResult& p) {
   return best;
 }
 
-/// Gauss-Seidel table, as seed 002's Tables 1-2 (GFLOP/s = 2 nnz(A) / t).
-void print_gs_table(const std::vector<ProblemResult>& results, const Options& o) {
-  if (!o.gauss_seidel || o.algorithms.empty()) return;
+/// GFLOP/s (2 nnz(A) / t) of a Gauss-Seidel label on a problem, or NaN.
+double gs_gflops(const ProblemResult& p, const std::string& label) {
+  for (const auto& g : p.gs)
+    if (g.label == label && std::string(g.status()) == "ok") return 2.0 * p.nnz / g.time.median / 1e9;
+  return not_a_number;
+}
+
+/// Gauss-Seidel table, as seed 002's Tables 1-2 (GFLOP/s = 2 nnz(A) / t),
+/// with AUTO's ratio to the cuSPARSE-based sweep when both ran.
+void print_gs_table(const std::vector<ProblemResult>& results, const std::vector<GsSpec>& sweeps) {
+  if (sweeps.empty()) return;
   std::printf("\nGauss-Seidel forward+backward sweep, GFLOP/s = 2*nnz(A)/t (seed 002)\n%-22s", "problem");
-  for (const auto a : o.algorithms) std::printf(" %8s", short_label(a).c_str());
-  std::printf("\n");
+  for (const auto& g : sweeps) std::printf(" %8s", g.label.c_str());
+  std::printf(" %9s\n", "AUTO/cuSP");
+  std::vector<double> auto_cusparse;
   for (const auto& p : results) {
     if (p.gs.empty()) continue;
     std::printf("%-22s", short_name(p.name).c_str());
     for (const auto& g : p.gs)
       std::printf(" %8s", cell(g.error.empty() ? 2.0 * p.nnz / g.time.median / 1e9 : not_a_number, g.status()).c_str());
-    std::printf("\n");
+    auto_cusparse.push_back(gs_gflops(p, "AUTO") / gs_gflops(p, "cuSPARSE"));
+    std::printf(" %9s\n", cell(auto_cusparse.back()).c_str());
   }
+  std::printf("geomean Gauss-Seidel AUTO/cuSPARSE = %s\n", cell(bench::geometric_mean(auto_cusparse)).c_str());
 }
 
 /// The status cell text of a solver label on a problem ("-" when absent).
@@ -858,16 +935,18 @@ std::pair<int, int> count_failures(const std::vector<ProblemResult>& results) {
 /// cut short still leaves its results).
 std::string results_json(const std::vector<ProblemResult>& results, const Options& o, double copy_gbs, bool complete) {
   JsonArray problems;
-  std::vector<double> vs_cusparse, vs_tp1;
+  std::vector<double> vs_cusparse, vs_tp1, gs_auto_cusparse;
   for (const auto& p : results) {
     problems.push(problem_json(p, copy_gbs));
     vs_cusparse.push_back(best_elm(p) / gflops_of(p, "cuSPARSE"));
     vs_tp1.push_back(best_elm(p) / gflops_of(p, "KK-TP1"));
+    gs_auto_cusparse.push_back(gs_gflops(p, "AUTO") / gs_gflops(p, "cuSPARSE"));
   }
   const auto [wrong, errors] = count_failures(results);
   const JsonObject summary = JsonObject()
                                  .set("geomean_best_elm_over_cusparse", bench::geometric_mean(vs_cusparse))
                                  .set("geomean_best_elm_over_kk_tp1", bench::geometric_mean(vs_tp1))
+                                 .set("geomean_gs_auto_over_cusparse", bench::geometric_mean(gs_auto_cusparse))
                                  .set("wrong", wrong)
                                  .set("errors", errors);
   return JsonObject()
@@ -893,8 +972,10 @@ int run(const Options& o) {
 #if defined(TRELLIS_WITH_CUSPARSE)
   const CusparseLibrary cusparse;
   const std::vector<SolverSpec> solvers = solver_specs(o, &cusparse);
+  const std::vector<GsSpec> sweeps = gs_specs(o, &cusparse);
 #else
   const std::vector<SolverSpec> solvers = solver_specs(o, nullptr);
+  const std::vector<GsSpec> sweeps = gs_specs(o, nullptr);
 #endif
   const std::vector<std::string> problems = problem_list(o);
   std::vector<ProblemResult> results;
@@ -905,11 +986,11 @@ int run(const Options& o) {
       results.back().skipped = "time budget of the run spent";
       continue;
     }
-    results.push_back(run_problem(problems[i], i, solvers, o));
+    results.push_back(run_problem(problems[i], i, solvers, sweeps, o));
     bench::write_text_file(o.json_path, results_json(results, o, copy_gbs, false));
   }
   bench::write_text_file(o.json_path, results_json(results, o, copy_gbs, true));
-  print_gs_table(results, o);
+  print_gs_table(results, sweeps);
   print_preprocessing_table(results);
   print_main_table(results, solvers, copy_gbs);
   const auto [wrong, errors] = count_failures(results);
