@@ -275,6 +275,77 @@ def trsv_tiles_section(doc, plots):
     return lines
 
 
+# seed 002 (Li, Zhang), section 6.2 on Table 5 (21 general matrices): average and largest speedup of its kernels
+# over CUS1/CUS2 (csrsv, csrsv2) and GSF on a V100. Table 5(b) gives 1.60x as the geometric mean of its best
+# kernel over the better of CUS1 and CUS2, and 3.84x at most (elasticity2D).
+PAPER_GS = (1.6, 3.8)
+PAPER_GS_QUOTE = "the speedup by a factor of up to 3.8 and on average 1.6 on V100"
+
+
+def sig3(x):
+    """Three significant digits, trailing zeros kept: 16.0, 2.40, 0.0773."""
+    return "%.*f" % (max(0, 2 - int(math.floor(math.log10(x)))), x)
+
+
+def is_grid(problem):
+    return not re.search(r"\.mtx(\.gz)?$", problem)
+
+
+def gs_section(doc, plots):
+    left_out = doc.get("left_out", {})  # problem -> why (a run's filler)
+    rows = [p for run in doc["runs"] for p in run["problems"] if p["problem"] not in left_out]
+    lines = ["## Gauss-Seidel: forward + backward sweeps against a cuSPARSE sweep (seed 002, issue 59)", ""]
+    for run in doc["runs"]:
+        shown = [p["problem"] for p in run["problems"] if p["problem"] not in left_out]
+        counts = [(sum(map(is_grid, shown)), "grids"), (sum(not is_grid(p) for p in shown), "real matrices")]
+        lines.append("- %s %s." % (run_line(run), " and ".join("%d %s" % c for c in counts if c[0])))
+    lines.append("")
+    if left_out:
+        lines += ["Left out: %s, %s." % (name, why) for name, why in left_out.items()] + [""]
+    lines += ["One forward and one backward sweep, GFLOP/s = 2 nnz(A)/t (the paper's convention; t the median of "
+              "the timed runs). The baseline, in the same run, is a sweep built on cusparseSpMV + cusparseSpSV; it "
+              "stands in for the paper's CUS1/CUS2 (csrsv, csrsv2), which CUDA 13 no longer has. The paper (Li, "
+              "Zhang; V100, its Table 5's 21 general matrices, against CUS1, CUS2 and GSF): \"%s\"." % PAPER_GS_QUOTE,
+              "", "| problem | rows | nnz | ELMR-V GFLOP/s | AUTO GFLOP/s | cuSPARSE GFLOP/s | AUTO / cuSPARSE |",
+              "|---|---|---|---|---|---|---|"]
+    labels, values, grids, real, worst_error, failed = [], [], [], [], 0.0, []
+    for p in rows:
+        by = {g["algorithm"]: g for g in p["gauss_seidel"]}
+        for g in p["gauss_seidel"]:
+            if g.get("status") == "ok":
+                worst_error = max(worst_error, g.get("rel_error") or 0.0)
+            else:
+                failed.append("%s %s (%s)" % (short(p["problem"]), g["algorithm"], g.get("status")))
+        gflops = {k: g["gflops_paper"] for k, g in by.items() if g.get("status") == "ok" and g.get("gflops_paper")}
+        auto, cu = gflops.get("AUTO"), gflops.get("cuSPARSE")
+        speed = auto / cu if auto and cu else None
+        lines.append("| %s | %d | %d | %s | %s |" % (
+            short(p["problem"]), p["n"], p["nnz"],
+            " | ".join(sig3(gflops[k]) if k in gflops else by.get(k, {}).get("status", "-")
+                       for k in ("ELMR-V", "AUTO", "cuSPARSE")), ratio(speed)))
+        labels.append(short(p["problem"]))
+        values.append(speed)
+        if speed:
+            (grids if is_grid(p["problem"]) else real).append(speed)
+    measured = sorted((v, l) for v, l in zip(values, labels) if v)
+    if not measured:
+        return lines + ["", "No problem has both an AUTO and a cuSPARSE sweep.", ""]
+    lines += ["", "Geometric means of AUTO / cuSPARSE: **%s** over the %d grids, **%s** over the %d real matrices, "
+              "**%s** over all %d; from %s (%s) to %s (%s). Below 1x: %s. The paper, on general matrices: on "
+              "average %gx, at most %gx (V100)." % (
+                  ratio(geomean(grids)), len(grids), ratio(geomean(real)), len(real), ratio(geomean(values)),
+                  len(measured), ratio(measured[0][0]), measured[0][1], ratio(measured[-1][0]), measured[-1][1],
+                  ", ".join("%s %s" % (l, ratio(v)) for v, l in zip(values, labels) if v and v < 1) or "none",
+                  PAPER_GS[0], PAPER_GS[1]), "",
+              "Every sweep matches the serial host reference (largest relative error %.1e)." % worst_error
+              if not failed else "Not ok: %s." % ", ".join(failed), ""]
+    plots["gs_auto_vs_cusparse.svg"] = svg_bars("Gauss-Seidel sweeps: AUTO vs the cuSPARSE sweep, and the paper's "
+                                                "average", labels + ["paper: average, V100"], values + [PAPER_GS[0]],
+                                                "x cuSPARSE sweep")
+    lines += ["![AUTO vs the cuSPARSE sweep](status/gs_auto_vs_cusparse.svg)", ""]
+    return lines
+
+
 # seed 001 (Ma, Zhao, Le, Yuan), abstract and Fig. 13: OKP-Solver over CU-Solver by GPU count, (V100, A100)
 PAPER_KRON = {1: {"T_Kx": (2.00, 1.43), "T_all": (1.70, 1.33)},
               2: {"T_Kx": (1.87, 1.50), "T_c": (9.18, 8.95), "T_all": (3.48, 3.70)},
@@ -347,13 +418,15 @@ def kron_section(doc, plots):
 
 
 SECTIONS = [("solve.json", solve_section), ("refactor.json", refactor_section), ("struct.json", struct_section),
-            ("trsv.json", trsv_section), ("trsv_tiles.json", trsv_tiles_section), ("kron.json", kron_section)]
+            ("trsv.json", trsv_section), ("trsv_tiles.json", trsv_tiles_section), ("gs.json", gs_section),
+            ("kron.json", kron_section)]
 # Families listed while their file is missing from results/current
 NOT_IN_CURRENT = [("trsv_tiles.json", "TileSpTRSV's own figures (seed 004: trsv_bench --algorithms "
                    "tile-levelset,tile-syncfree)"),
                   ("kron.json", "Kronecker GMRES (seed 001: kron_bench)")]
-NOT_MEASURED = ("Gauss-Seidel against a cuSPARSE-based sweep (seed 002) has not been measured yet: no result file "
-                "holds one (trsv_bench's sweeps are Trellis's own).")
+# Families listed while no result file in results/current measures them
+NOT_MEASURED = [("gs.json", "Gauss-Seidel against a cuSPARSE-based sweep (seed 002): no result file holds one "
+                 "(trsv_bench's sweeps are Trellis's own).")]
 
 
 def generate():
@@ -372,7 +445,9 @@ def generate():
         lines += ["## Not yet in results/current", "",
                   "These families' latest figures are in journal/RESULTS.md, from result files without a run "
                   "record:", ""] + ["- " + what for what in missing] + [""]
-    lines += ["## Not measured yet", "", NOT_MEASURED, ""]
+    unmeasured = [what for name, what in NOT_MEASURED if not os.path.exists(os.path.join(CURRENT, name))]
+    if unmeasured:
+        lines += ["## Not measured yet", ""] + ["- " + what for what in unmeasured] + [""]
     return "\n".join(lines), plots
 
 
