@@ -76,10 +76,10 @@ struct Options {
   bool real_matrices = true;  // add $TRELLIS_MATRICES/MANIFEST.tsv's matrices
   bool training = false;      // add $TRELLIS_MATRICES/training/MANIFEST.tsv's
   TileOrder tile_order = TileOrder::automatic;
-  std::vector<std::string> tile_variants{"tiles"};  // the tiled solves' SpMV mapping [-2p], one solver each
-  std::vector<int> block_rows{0};                   // block-syncfree: one solver per value (0: the backend's default)
-  std::vector<int> team_rows{0};                    // elmr-value: one solver per rows a team (0: the default)
-  double budget_seconds = 0;                        // 0: no limit; else stop starting problems after it
+  std::vector<std::string> tile_variants{"rows"};  // the tiled solves' SpMV mapping [-2p], one solver each
+  std::vector<int> block_rows{0};                  // block-syncfree: one solver per value (0: the backend's default)
+  std::vector<int> team_rows{0};                   // elmr-value: one solver per rows a team (0: the default)
+  double budget_seconds = 0;                       // 0: no limit; else stop starting problems after it
   std::uint64_t seed = 0;
   std::size_t copy_mib = 256;
 };
@@ -145,7 +145,7 @@ int parse_options(int argc, char** argv, Options& o) {
             o.tile_variants = bench::split_list(list);
             for (const auto& v : o.tile_variants) tile_variant(v);  // checked here
           },
-          "the tiled solves' variants, one solver each: the SpMV mapping, tiles (default) or rows (the paper's), "
+          "the tiled solves' variants, one solver each: the SpMV mapping, rows (default, the paper's) or tiles, "
           "then -2p for tile-levelset's two phases (Algorithm 6), then -f32 for float values (Figure 10), e.g. "
           "tiles,rows,rows-2p,rows-f32")
       .numbers("--block-rows", o.block_rows,
@@ -411,15 +411,15 @@ std::string short_label(TrsvAlgorithm a) {
 }
 
 /// A Trellis algorithm as a solver under test.
-/// tile_variant: a tiled algorithm's --tile-variants word ("tiles": no suffix).
+/// tile_variant: a tiled algorithm's --tile-variants word ("rows", the default: no suffix).
 SolverSpec trellis_spec(TrsvAlgorithm a, TileOrder order, int block_rows = 0, int team_rows = 0,
-                        const std::string& tile_variant_word = "tiles") {
+                        const std::string& tile_variant_word = "rows") {
   TileOptions tile = tile_variant(tile_variant_word);
   tile.order = order;
-  const std::string suffix = block_rows                     ? "-" + std::to_string(block_rows)
-                             : team_rows                    ? "-T" + std::to_string(team_rows)
-                             : tile_variant_word != "tiles" ? "-" + tile_variant_word
-                                                            : std::string();
+  const std::string suffix = block_rows                    ? "-" + std::to_string(block_rows)
+                             : team_rows                   ? "-T" + std::to_string(team_rows)
+                             : tile_variant_word != "rows" ? "-" + tile_variant_word
+                                                           : std::string();
   return {short_label(a) + suffix, "trellis", to_string(a) + suffix,
           [a, tile, block_rows, team_rows](const ProblemData& p, Triangle tri, Vector) {
             return std::unique_ptr<TriangleRunner>(new TrellisRunner(p.A, tri, a, tile, block_rows, team_rows));

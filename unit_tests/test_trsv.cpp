@@ -286,7 +286,7 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
 
 // The rule of choose_algorithm: level-set CSR on host backends; on GPUs
 // team-levelset for a grid whose x fits team scratch exactly when TeamModel
-// puts one team ahead, block-syncfree for a grid too large for it (many
+// puts one team ahead (always for a 10x10 grid's 19 levels), block-syncfree for a grid too large for it (many
 // levels, short rows, half the entries inside a row's block), elmr-value
 // for long rows reaching into many other blocks.
 TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
@@ -300,10 +300,12 @@ TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
   const auto scattered =
       to_device<TypeParam>(gallery::random_lower_triangular(30000, gallery::TriangularShape::dense_rows, seed));
   TriangularSolver<double, TypeParam> on_small_grid(small_grid, TrsvOptions{});
+  TriangularSolver<double, TypeParam> on_tiny_grid(to_device<TypeParam>(gallery::laplace2d_5pt(10, 10)), TrsvOptions{});
   TriangularSolver<double, TypeParam> on_grid(grid, TrsvOptions{});
   TriangularSolver<double, TypeParam> on_scattered(scattered, TrsvOptions{});
   if (detail::is_host_space<Exec>()) {
     EXPECT_EQ(on_small_grid.algorithm(), TrsvAlgorithm::levelset_csr);
+    EXPECT_EQ(on_tiny_grid.algorithm(), TrsvAlgorithm::levelset_csr);
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::levelset_csr);
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::levelset_csr);
   } else {
@@ -315,6 +317,7 @@ TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
     detail::TeamModel().estimate<double>(levels, team_rows, on_small_grid.nnz_strict(), team_us, spread_us);
     EXPECT_EQ(on_small_grid.algorithm() == TrsvAlgorithm::team_levelset, team_us < spread_us)
         << on_small_grid.choice_reason();
+    EXPECT_EQ(on_tiny_grid.algorithm(), TrsvAlgorithm::team_levelset) << on_tiny_grid.choice_reason();
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::elmr_value) << on_scattered.choice_reason();
   }

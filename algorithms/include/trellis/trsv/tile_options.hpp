@@ -30,8 +30,12 @@ struct NameTable<TileFormat> {
 /// many near-empty tiles. `natural`: the matrix's own numbering (reversed
 /// for an upper triangle), which keeps the locality of the application's
 /// numbering; a diagonal tile then holds dependent rows, solved in the tile.
-/// `automatic` (the default): the analysis cuts both and keeps the denser,
-/// levels when it gives fewer off-diagonal tiles, else natural.
+/// `automatic` (the default): the analysis cuts both and takes levels
+/// unless it needs more than TileOptions::level_order_max_tile_ratio times
+/// natural's off-diagonal tiles. Level order's diagonal tiles hold rows of
+/// one level, solved in one step, where natural order's hold in-tile
+/// chains; on an H100 that paid on the suite's matrices at up to 1.9 times
+/// the tiles, and lost at 2.3 (RESULTS, fiftieth session).
 enum class TileOrder : unsigned char { natural, levels, automatic };
 
 template <>
@@ -42,12 +46,14 @@ struct NameTable<TileOrder> {
 };
 
 /// How a vector group multiplies a tile row's off-diagonal tiles by x.
-/// `rows` (the paper's, TileSpMV's warp-level kernels): a tile's 16 rows on
-/// 16 lanes, each format read by its own loop (the dense formats and ELL
-/// column-major, so that the lanes' loads are adjacent); a 32-lane group
-/// takes two tiles at a time. `tiles`: each lane takes whole tiles and
-/// walks their entries whatever the format, so that few-entry tiles cost a
-/// lane each rather than a group each.
+/// `rows` (the default; the paper's, TileSpMV's warp-level kernels): a
+/// tile's 16 rows on 16 lanes, each format read by its own loop (the dense
+/// formats and ELL column-major, so that the lanes' loads are adjacent); a
+/// 32-lane group takes two tiles at a time. `tiles`: each lane takes whole
+/// tiles and walks their entries whatever the format, so that few-entry
+/// tiles cost a lane each rather than a group each. On an H100 rows ran
+/// tile-levelset 1.5-2.3x faster on six of seven matrices, as fast on the
+/// seventh (RESULTS, fiftieth session).
 enum class TileSpmv : unsigned char { tiles, rows };
 
 template <>
@@ -72,6 +78,7 @@ inline constexpr int num_tile_formats = 8;
 /// `force` (tests, experiments) stores every off-diagonal tile in one format.
 struct TileOptions {
   TileOrder order = TileOrder::automatic;
+  double level_order_max_tile_ratio = 2.0;
   double dense_fraction = 0.5;
   int coo_max_nnz = 12;
   double ell_max_padding = 1.5;
@@ -85,7 +92,7 @@ struct TileOptions {
   /// threads (Kokkos' concurrency()) / 128, which on an H100 is its 16,896
   /// CUDA cores / 8 = 2,112. Host backends always run thread level.
   int warp_level_threshold = 0;
-  TileSpmv spmv = TileSpmv::tiles;
+  TileSpmv spmv = TileSpmv::rows;
   /// tile-levelset in the paper's two phases (Algorithm 6): per tile level,
   /// the off-diagonal tiles in chunks of at most `chunk_tiles` a vector
   /// group, then the diagonal tiles. false: one phase, a group per tile row
@@ -114,7 +121,7 @@ struct TileReport {
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
   double tile_parallelism = 0;                             // tile rows per tile level on average
   bool warp_level = false;                                 // the diagonal-tile kernel
-  TileSpmv spmv = TileSpmv::tiles;                         // the off-diagonal mapping
+  TileSpmv spmv = TileSpmv::rows;                          // the off-diagonal mapping
   bool two_phase = false;                                  // tile-levelset's phases a level
   long long chunks = 0;                                    // two-phase: SpMV chunks
   bool single_values = false;                              // values stored in float

@@ -91,15 +91,17 @@ void team_shape(double mean_row, int& vector_width, int& team_rows) {
 /// The time model `automatic` weighs on GPUs: one team makes a pass of
 /// team_rows rows per step, a level takes ceil(rows / team_rows) passes, and
 /// all entries stream through one SM; a solve spread over the GPU pays a
-/// global hand-off per level and streams at the GPU's bandwidth. The pass
-/// and hand-off costs are the first H100 run's (team-levelset 1.3-2.2 us a
-/// one-pass level, its loads included; elmr-value 1.2-1.9 us a level):
-/// with them no measured triangle puts one team ahead, so `automatic` does
-/// not pick team-levelset until a run of the current kernel refits them.
+/// global hand-off per level and streams at the GPU's bandwidth; each has a
+/// fixed cost (launches, the team's loads). Fitted on an H100 to
+/// team-levelset and elmr-value over the suite's triangles under 30k rows
+/// (RESULTS, fiftieth session): one team is ahead only on a few tens of
+/// one-pass levels, where the spread solve's fixed cost dominates.
 struct TeamModel {
-  double pass_us = 1.8;      // one pass of a level: barrier, scratch reads, a row's sum
-  double handoff_us = 1.4;   // a level's hand-off between teams in global memory
-  double sm_gb_per_s = 100;  // what one SM reads from L2
+  double team_fixed_us = 3;     // the team's launch and loads
+  double pass_us = 1.45;        // one pass of a level: barrier, scratch reads, a row's sum
+  double spread_fixed_us = 17;  // a spread solve's first launches and waits
+  double handoff_us = 1.1;      // a level's hand-off between teams in global memory
+  double sm_gb_per_s = 100;     // what one SM reads from L2
   double gpu_gb_per_s = 2000;
   /// Microseconds of team-levelset and of a solve spread over the GPU for
   /// `entries` strictly triangular entries (a value and a column each) in
@@ -110,8 +112,8 @@ struct TeamModel {
     const double bytes = double(entries) * (sizeof(Scalar) + sizeof(ordinal_t));
     double passes = 0;
     for (ordinal_t l = 0; l < levels.num_levels; ++l) passes += (levels.rows_in_level(l) + team_rows - 1) / team_rows;
-    team_us = passes * pass_us + bytes / (sm_gb_per_s * 1e3);
-    spread_us = levels.num_levels * handoff_us + bytes / (gpu_gb_per_s * 1e3);
+    team_us = team_fixed_us + passes * pass_us + bytes / (sm_gb_per_s * 1e3);
+    spread_us = spread_fixed_us + levels.num_levels * handoff_us + bytes / (gpu_gb_per_s * 1e3);
   }
 };
 

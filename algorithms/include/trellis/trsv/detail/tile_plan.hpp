@@ -57,7 +57,7 @@ struct TilePlan {
   LevelSets<Device> levels;           // of the tile rows
   std::vector<LevelLaunch> launches;  // tile-levelset's launches
   bool warp_level = false;
-  TileSpmv spmv = TileSpmv::tiles;
+  TileSpmv spmv = TileSpmv::rows;
   int syncfree_lanes = 1;  // tile-syncfree's vector group
 
   // Two-phase tile-levelset: each tile row's off-diagonal tiles in chunks of
@@ -341,10 +341,10 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   p.n = n;
   p.tile_rows = nt;
   TileCut<Device> cut;
-  if (options.order == TileOrder::automatic) {  // the denser cut: fewer off-diagonal tiles
+  if (options.order == TileOrder::automatic) {  // levels, unless it multiplies the tiles
     TileCut<Device> natural = cut_tiles(space, f, natural_tile_order(space, f));
     TileCut<Device> by_level = cut_tiles(space, f, levels.level_rows);
-    const bool take_levels = by_level.offdiag < natural.offdiag;
+    const bool take_levels = double(by_level.offdiag) <= options.level_order_max_tile_ratio * double(natural.offdiag);
     p.report.order_alternative_tiles = take_levels ? natural.offdiag : by_level.offdiag;
     cut = take_levels ? by_level : natural;
     p.report.order = take_levels ? TileOrder::levels : TileOrder::natural;
