@@ -40,6 +40,7 @@
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 #include "trellis/trsv/algorithm.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
+#include "triangular_solve.hpp"  // reference::off_diagonal_in_float
 #include "triangular_solve.hpp"
 
 namespace {
@@ -247,15 +248,6 @@ struct ProblemData {
   HostVector ref_lower_f32, ref_upper_f32;
 };
 
-/// A with every off-diagonal value rounded to float (the diagonal exact).
-HostCsr off_diagonal_in_float(const HostCsr& A) {
-  Kokkos::View<double*, Kokkos::HostSpace> v("values", A.nnz());
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      v(k) = A.entries(k) == i ? A.values(k) : double(float(A.values(k)));
-  return HostCsr(A.num_rows, A.num_cols, A.row_map, A.entries, v);
-}
-
 /// Builds the device data and host references for a loaded problem.
 void prepare_problem(ProblemData& p, std::uint64_t seed, bool float_references) {
   const HostCsr& A = p.problem.matrix;
@@ -270,7 +262,7 @@ void prepare_problem(ProblemData& p, std::uint64_t seed, bool float_references) 
   p.ref_upper = reference::triangular_solve(A, Triangle::upper, b);
   p.ref_gs = reference::gauss_seidel(A, b, x0, SweepDirection::symmetric, 1);
   if (float_references) {
-    const HostCsr A32 = off_diagonal_in_float(A);
+    const HostCsr A32 = reference::off_diagonal_in_float(A);
     p.ref_lower_f32 = reference::triangular_solve(A32, Triangle::lower, b);
     p.ref_upper_f32 = reference::triangular_solve(A32, Triangle::upper, b);
   }

@@ -214,15 +214,6 @@ TYPED_TEST(TiledTrsv, AutomaticOrderFollowsItsRule) {
   EXPECT_GT(took[1], 0) << "no case took the level order";
 }
 
-/// A with every off-diagonal value rounded to float (the diagonal exact).
-HostCsr off_diagonal_in_float(const HostCsr& A) {
-  Kokkos::View<double*, HostDevice> v("values", A.nnz());
-  for (ordinal_t i = 0; i < A.num_rows; ++i)
-    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
-      v(k) = A.entries(k) == i ? A.values(k) : double(float(A.values(k)));
-  return HostCsr(A.num_rows, A.num_cols, A.row_map, A.entries, v);
-}
-
 TYPED_TEST(TiledTrsv, SingleValuesSumInTheSolvesPrecision) {
   const auto seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -235,8 +226,8 @@ TYPED_TEST(TiledTrsv, SingleValuesSumInTheSolvesPrecision) {
         SCOPED_TRACE(name + " " + to_string(a) + " " + to_string(spmv));
         const auto b = random_vector(A.num_rows, seed);
         const auto exact = reference::triangular_solve(A, Triangle::lower, b, DiagonalForm::stored, {});
-        const auto rounded =
-            reference::triangular_solve(off_diagonal_in_float(A), Triangle::lower, b, DiagonalForm::stored, {});
+        const auto rounded = reference::triangular_solve(reference::off_diagonal_in_float(A), Triangle::lower, b,
+                                                         DiagonalForm::stored, {});
         TrsvOptions opt;
         opt.algorithm = a;
         opt.tile.spmv = spmv;

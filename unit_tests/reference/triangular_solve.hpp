@@ -41,4 +41,15 @@ inline std::vector<double> triangular_solve(const HostCsr& A, Triangle tri, cons
   return x;
 }
 
+/// A with every off-diagonal value rounded to float, the diagonal exact:
+/// the matrix whose solution a solve with float values and sums in double
+/// (the tiled solves' single_values) must reach.
+inline HostCsr off_diagonal_in_float(const HostCsr& A) {
+  Kokkos::View<double*, Kokkos::HostSpace> v("values", A.nnz());
+  for (ordinal_t i = 0; i < A.num_rows; ++i)
+    for (offset_t k = A.row_map(i); k < A.row_map(i + 1); ++k)
+      v(k) = A.entries(k) == i ? A.values(k) : double(float(A.values(k)));
+  return HostCsr(A.num_rows, A.num_cols, A.row_map, A.entries, v);
+}
+
 }  // namespace trellis::reference
