@@ -89,6 +89,26 @@ latest_file() { local f; for f in "$@"; do if [ -e "$f" ]; then echo "$f"; fi; d
 
 size_mb() { python3 -c 'import os,sys; print("%.1f MB" % (os.path.getsize(sys.argv[1]) / 1e6))' "$1"; }
 
+# fetch_cached PATTERN WHAT WHY CMD...: sets $fetched to the newest file of
+# $cache matching PATTERN; when there is none, downloads WHAT with the apt-get
+# command CMD (apt_try) and looks again. WHY says what a failed download most
+# likely means.
+fetched=""
+fetch_cached() {
+  local pattern="$1" what="$2" why="$3"
+  shift 3
+  fetched="$(latest_file "$cache"/$pattern)"
+  if [ -n "$fetched" ]; then
+    echo "  reusing $fetched ($(size_mb "$fetched"), no download)"
+    return
+  fi
+  echo "  downloading $what"
+  apt_try "$@" >&2 || die "'$*' failed: $why"
+  fetched="$(latest_file "$cache"/$pattern)"
+  [ -n "$fetched" ] || die "'$*' left no $pattern in $cache"
+  echo "  downloaded $(basename "$fetched") ($(size_mb "$fetched"))"
+}
+
 # check_sha FILE SHA256 WHAT: the extracted file must be the one this script
 # was written against.
 check_sha() {
@@ -120,16 +140,9 @@ add_row() {
 
 # --------------------------------------------------- 1. add32 (circuit) ---
 echo "== add32: binary package libsuperlu-dist-dev"
-deb="$(latest_file "$cache"/libsuperlu-dist-dev_*.deb)"
-if [ -z "$deb" ]; then
-  apt_try apt-get download -q libsuperlu-dist-dev \
-    || die "apt-get download libsuperlu-dist-dev failed (no network to the Debian archive, or no such package in this suite)"
-  deb="$(latest_file "$cache"/libsuperlu-dist-dev_*.deb)"
-  [ -n "$deb" ] || die "apt-get download libsuperlu-dist-dev left no .deb in $cache"
-  echo "  downloaded $(basename "$deb") ($(size_mb "$deb"))"
-else
-  echo "  reusing $deb ($(size_mb "$deb"))"
-fi
+fetch_cached 'libsuperlu-dist-dev_*.deb' "libsuperlu-dist-dev's .deb (0.9 MB)" "no network to the Debian archive, or no such package in this suite" \
+  apt-get download -q libsuperlu-dist-dev
+deb="$fetched"
 ver="$(dpkg-deb -f "$deb" Version)" || die "$deb: not a readable .deb"
 member="$(dpkg-deb -c "$deb" | awk '{print $NF}' | grep '/superlu-dist/tests/EXAMPLE/big\.rua$' | head -n 1 || true)"
 [ -n "$member" ] || die "$deb ($ver) holds no superlu-dist/tests/EXAMPLE/big.rua"
@@ -150,17 +163,12 @@ if [ $with_trilinos = 1 ]; then
   tgz="${TRILINOS_TGZ:-}"
   if [ -n "$tgz" ]; then
     [ -s "$tgz" ] || die "TRILINOS_TGZ=$tgz: no such file"
-  else
-    tgz="$(latest_file "$cache"/trilinos_13.2.0.orig.tar.*)"
-  fi
-  if [ -z "$tgz" ]; then
-    echo "  downloading trilinos_13.2.0.orig.tar.gz (166 MB, kept in $cache for setup_deps.sh)"
-    apt_try apt-get source --download-only -q trilinos=13.2.0-4 >&2 \
-      || die "apt-get source trilinos=13.2.0-4 failed: it needs a deb-src entry for bookworm (cmake/deps/setup_deps.sh adds one) and the Debian archive; or set TRILINOS_TGZ=FILE, or pass --no-trilinos"
-    tgz="$(latest_file "$cache"/trilinos_13.2.0.orig.tar.*)"
-    [ -n "$tgz" ] || die "apt-get source left no trilinos_13.2.0.orig.tar.* in $cache"
-  else
     echo "  reusing $tgz ($(size_mb "$tgz"), no download)"
+  else
+    fetch_cached 'trilinos_13.2.0.orig.tar.*' "trilinos_13.2.0.orig.tar.gz (166 MB, kept in $cache for setup_deps.sh)" \
+      "it needs a deb-src entry for bookworm (cmake/deps/setup_deps.sh adds one) and the Debian archive; or set TRILINOS_TGZ=FILE, or pass --no-trilinos" \
+      apt-get source --download-only -q trilinos=13.2.0-4
+    tgz="$fetched"
   fi
   path=Trilinos-trilinos-release-13-2-0/packages/amesos/test/Test_Basic/662_bus.rsa
   tar -xOf "$tgz" "$path" >"$work/662_bus.rsa" || die "$tgz: cannot extract $path"
@@ -178,16 +186,10 @@ fi
 # -------------------------------------- 3. bcspwr10 (power network, opt-in) ---
 if [ $with_suitesparse = 1 ]; then
   echo "== bcspwr10: source package suitesparse 1:5.12.0+dfsg-2"
-  txz="$(latest_file "$cache"/suitesparse_5.12.0+dfsg.orig.tar.*)"
-  if [ -z "$txz" ]; then
-    echo "  downloading suitesparse_5.12.0+dfsg.orig.tar.xz (39 MB)"
-    apt_try apt-get source --download-only -q suitesparse=1:5.12.0+dfsg-2 >&2 \
-      || die "apt-get source suitesparse=1:5.12.0+dfsg-2 failed: it needs a deb-src entry for bookworm (cmake/deps/setup_deps.sh adds one) and the Debian archive"
-    txz="$(latest_file "$cache"/suitesparse_5.12.0+dfsg.orig.tar.*)"
-    [ -n "$txz" ] || die "apt-get source left no suitesparse_5.12.0+dfsg.orig.tar.* in $cache"
-  else
-    echo "  reusing $txz ($(size_mb "$txz"), no download)"
-  fi
+  fetch_cached 'suitesparse_5.12.0+dfsg.orig.tar.*' "suitesparse_5.12.0+dfsg.orig.tar.xz (39 MB)" \
+    "it needs a deb-src entry for bookworm (cmake/deps/setup_deps.sh adds one) and the Debian archive" \
+    apt-get source --download-only -q suitesparse=1:5.12.0+dfsg-2
+  txz="$fetched"
   path=SuiteSparse-5.12.0/Mongoose/Matrix/bcspwr10.mtx
   tar -xOf "$txz" "$path" >"$work/bcspwr10.mtx" || die "$txz: cannot extract $path"
   check_sha "$work/bcspwr10.mtx" 5011d5518a7d96ab054dadb8f0670fded73385548add1cfa75c43742523c3e33 "$path"
