@@ -351,16 +351,14 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
       x(order(q0 + r)) = xs(r);
     });
   };
-  // A group's scratch holds at least 16 entries after xs: solve_diagonal_tile's 1/d.
-  const auto bytes_per_group = [&](int V) {
-    return scratch::shmem_size(group_scratch_entries(std::max(1, tile_part_count(p.spmv, V))));
-  };
   for (const LevelLaunch& launch : p.launches) {
     const int V = launch.vector_width;
+    // At least one part: solve_diagonal_tile keeps 16 entries of 1/d after xs.
     const int parts = std::max(1, tile_part_count(p.spmv, V));
+    const size_t bytes_per_group = scratch::shmem_size(group_scratch_entries(parts));
     if (!launch.chained) {
       const int team = tile_groups_per_team<exec>();
-      const size_t bytes = size_t(team) * bytes_per_group(V);
+      const size_t bytes = size_t(team) * bytes_per_group;
       const auto groups = [&](offset_t items) { return team_policy(space, int((items + team - 1) / team), team, V); };
       if (two_phase) {
         const offset_t c0 = p.level_chunk_ptr[launch.first_level], c1 = p.level_chunk_ptr[launch.first_level + 1];
@@ -400,7 +398,7 @@ void tile_levelset_solve(const typename Device::execution_space& space, const Tr
         }
       };
       // As many groups as a chained level may have rows, if the registers allow.
-      const size_t bytes = size_t(tile_chain_rows<exec>()) * bytes_per_group(V);
+      const size_t bytes = size_t(tile_chain_rows<exec>()) * bytes_per_group;
       auto policy = team_policy(space, 1, 1, V).set_scratch_size(0, Kokkos::PerTeam(bytes));
       const int team =
           std::max(1, std::min(tile_chain_rows<exec>(), policy.team_size_max(chain, Kokkos::ParallelForTag())));
