@@ -82,6 +82,35 @@ double inside_block_fraction(const typename Device::execution_space& space, cons
   return double(inside) / double(f.nnz_strict);
 }
 
+/// Steps all blocks of R rows take together (each at most its rows, at most
+/// the levels between its first and last row), over the levels: how many
+/// blocks must run at once for the blocks to keep pace with the wavefront.
+/// A block of a wide grid's numbering holds one row a level, so it takes R
+/// steps and many blocks are needed; `automatic` weighs it against the
+/// teams a GPU keeps resident.
+template <class Device>
+double block_steps_per_level(const typename Device::execution_space& space, const LevelSets<Device>& levels,
+                             ordinal_t n, bool lower, int R) {
+  if (n == 0 || levels.num_levels == 0) return 0;
+  const auto row_level = levels.row_level;
+  const ordinal_t blocks = (n + R - 1) / R;
+  offset_t steps = 0;
+  Kokkos::parallel_reduce(
+      "trellis::trsv::block_steps", trellis::RangePolicy<typename Device::execution_space>(space, 0, blocks),
+      KOKKOS_LAMBDA(ordinal_t t, offset_t & sum) {
+        const ordinal_t s0 = t * R, s1 = s0 + R < n ? s0 + R : n;
+        ordinal_t lo = row_level(lower ? s0 : n - 1 - s0), hi = lo;
+        for (ordinal_t s = s0 + 1; s < s1; ++s) {
+          const ordinal_t l = row_level(lower ? s : n - 1 - s);
+          lo = l < lo ? l : lo;
+          hi = l > hi ? l : hi;
+        }
+        sum += hi - lo + 1 < s1 - s0 ? hi - lo + 1 : s1 - s0;
+      },
+      steps);
+  return double(steps) / double(levels.num_levels);
+}
+
 /// Threads of a block-syncfree team: on GPUs up to 256 (the rows of one
 /// level run on them), on host backends one.
 template <class Exec>

@@ -67,7 +67,7 @@ template <class Scalar, class Device>
 TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, const TriangularFactor<Scalar, Device>& f,
                                const LevelSets<Device>& levels, int block_rows, std::string& reason) {
   using exec = typename Device::execution_space;
-  char buf[320];
+  char buf[400];
   if (is_host_space<exec>()) {
     std::snprintf(buf, sizeof buf, "auto: host backend, %d levels, %.1f rows/level on average: levelset-csr",
                   levels.num_levels, levels.avg_parallelism());
@@ -91,14 +91,16 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
   }
   const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
   const double inside = inside_block_fraction(space, f, R);
+  const double steps = block_steps_per_level(space, levels, f.n, f.triangle == Triangle::lower, R);
   const bool blocks = levels.num_levels >= BlockRule::min_levels && per_row <= BlockRule::max_entries_per_row &&
                       (inside >= BlockRule::min_inside_fraction || levels.num_levels >= BlockRule::chain_levels);
   std::snprintf(buf, sizeof buf,
                 "auto: GPU backend, %d levels (block-syncfree from %d), %.1f rows/level, %.2f entries per row (up to "
-                "%.1f), %.2f of them inside blocks of %d rows (from %.2f, or any from %d levels): %s",
+                "%.1f), %.2f of them inside blocks of %d rows (from %.2f, or any from %d levels), %.0f block steps a "
+                "level: %s",
                 levels.num_levels, BlockRule::min_levels, levels.avg_parallelism(), per_row,
                 BlockRule::max_entries_per_row, inside, R, BlockRule::min_inside_fraction, BlockRule::chain_levels,
-                blocks ? "block-syncfree" : "elmr-value");
+                steps, blocks ? "block-syncfree" : "elmr-value");
   reason = buf;
   return blocks ? TrsvAlgorithm::block_syncfree : TrsvAlgorithm::elmr_value;
 }
