@@ -288,7 +288,7 @@ TYPED_TEST(TrsvOnBackend, AutomaticPicksAndReportsAnAlgorithm) {
 // team-levelset for a grid whose x fits team scratch exactly when TeamModel
 // puts one team ahead (always for a 10x10 grid's 19 levels), block-syncfree for a grid too large for it (many
 // levels, short rows, half the entries inside a row's block), elmr-value
-// for long rows reaching into many other blocks.
+// for long rows reaching into many other blocks and for wide grids.
 TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
   using Exec = typename TypeParam::execution_space;
   const auto seed = test::fresh_seed();
@@ -320,6 +320,11 @@ TYPED_TEST(TrsvOnBackend, AutomaticFollowsItsRule) {
     EXPECT_EQ(on_tiny_grid.algorithm(), TrsvAlgorithm::team_levelset) << on_tiny_grid.choice_reason();
     EXPECT_EQ(on_grid.algorithm(), TrsvAlgorithm::block_syncfree) << on_grid.choice_reason();
     EXPECT_EQ(on_scattered.algorithm(), TrsvAlgorithm::elmr_value) << on_scattered.choice_reason();
+    // A wide 9-point grid: about 340 rows a level, each its own block's
+    // only row at that step, three of its four entries in the block above.
+    TriangularSolver<double, TypeParam> on_wide_grid(to_device<TypeParam>(gallery::laplace2d_9pt(1024, 1024)),
+                                                     TrsvOptions{});
+    EXPECT_EQ(on_wide_grid.algorithm(), TrsvAlgorithm::elmr_value) << on_wide_grid.choice_reason();
   }
 }
 

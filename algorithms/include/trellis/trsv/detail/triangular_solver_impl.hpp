@@ -25,6 +25,10 @@ struct BlockRule {
   static constexpr double max_entries_per_row = 4.0;   // strict triangle: one thread sums a row
   static constexpr double min_inside_fraction = 0.45;  // entries read from team scratch,
   static constexpr int chain_levels = 1000;            // unless the levels are this many
+  // Global reads a level of the wavefront makes: block steps a level times
+  // the entries per row outside the row's block. Beyond it the blocks lose
+  // to elmr-value (wide 2D grids: one row a block a step).
+  static constexpr double max_outside_reads_per_level = 900;
 };
 
 enum class TrsvFamily { levelset, element, tile, block, team };
@@ -58,7 +62,9 @@ inline bool needs_csc(TrsvAlgorithm a) {
 /// block-syncfree where its blocks pay off:
 /// many levels, short rows (one thread sums a row), and a numbering that
 /// keeps 45% of the entries inside their row's block or else very many
-/// levels (the chain then dominates); elsewhere elmr-value. The conditions
+/// levels (the chain then dominates), and not so many blocks at once that
+/// their reads outside their blocks swamp a level (wide 2D grids, where a
+/// block holds one row a level); elsewhere elmr-value. The conditions
 /// were read from the H200 sweeps in perf_tests/journal/RESULTS.md (issue 17: a third inside
 /// until elmr-value's one-warp teams made it 1.2x cuSPARSE on ff_rhd3t_2d,
 /// 0.44 inside, where block-syncfree is 0.96x); the tiled family is chosen
@@ -92,15 +98,17 @@ TrsvAlgorithm choose_algorithm(const typename Device::execution_space& space, co
   const int R = block_rows > 0 ? block_rows : default_block_rows<exec>(levels);
   const double inside = inside_block_fraction(space, f, R);
   const double steps = block_steps_per_level(space, levels, f.n, f.triangle == Triangle::lower, R);
+  const double outside_reads = steps * per_row * (1 - inside);
   const bool blocks = levels.num_levels >= BlockRule::min_levels && per_row <= BlockRule::max_entries_per_row &&
-                      (inside >= BlockRule::min_inside_fraction || levels.num_levels >= BlockRule::chain_levels);
+                      (inside >= BlockRule::min_inside_fraction || levels.num_levels >= BlockRule::chain_levels) &&
+                      outside_reads <= BlockRule::max_outside_reads_per_level;
   std::snprintf(buf, sizeof buf,
                 "auto: GPU backend, %d levels (block-syncfree from %d), %.1f rows/level, %.2f entries per row (up to "
-                "%.1f), %.2f of them inside blocks of %d rows (from %.2f, or any from %d levels), %.0f block steps a "
-                "level: %s",
+                "%.1f), %.2f of them inside blocks of %d rows (from %.2f, or any from %d levels), %.0f block steps "
+                "and %.0f reads outside blocks a level (up to %.0f): %s",
                 levels.num_levels, BlockRule::min_levels, levels.avg_parallelism(), per_row,
                 BlockRule::max_entries_per_row, inside, R, BlockRule::min_inside_fraction, BlockRule::chain_levels,
-                steps, blocks ? "block-syncfree" : "elmr-value");
+                steps, outside_reads, BlockRule::max_outside_reads_per_level, blocks ? "block-syncfree" : "elmr-value");
   reason = buf;
   return blocks ? TrsvAlgorithm::block_syncfree : TrsvAlgorithm::elmr_value;
 }
