@@ -190,28 +190,40 @@ TYPED_TEST(TiledTrsv, AutomaticOrderFollowsItsRule) {
   cases.emplace_back("lap3d27", gallery::laplace3d_27pt(12, 12, 12));
   cases.emplace_back("sparse rows", gallery::random_lower_triangular(900, gallery::TriangularShape::sparse_rows, seed));
   cases.emplace_back("long chain", gallery::random_lower_triangular(333, gallery::TriangularShape::long_chain, seed));
-  int took[2] = {0, 0};
+  // Entries near the diagonal: level order scatters them (4x the tiles),
+  // natural order chains almost every tile row to the one before (3.6x the levels).
+  gallery::RandomOptions banded;
+  banded.min_per_row = 1, banded.max_per_row = 3, banded.bandwidth = 8, banded.seed = seed;
+  cases.emplace_back("banded", gallery::random_sparse(3000, banded));
+  int took[2] = {0, 0}, chain_refused = 0;
   for (auto& [name, A] : cases)
     for (Triangle tri : {Triangle::lower, Triangle::upper}) {
       SCOPED_TRACE(name + " " + to_string(tri));
       const HostCsr& M = tri == Triangle::lower ? A : transpose(A);
       long long tiles[2];
+      int tile_levels[2];
       for (TileOrder order : {TileOrder::natural, TileOrder::levels}) {
         TileOptions opt;
         opt.order = order;
-        tiles[int(order)] = check_tiled<TypeParam>(M, tri, TrsvAlgorithm::tile_levelset, opt, seed).offdiag_tiles;
+        const TileReport cut = check_tiled<TypeParam>(M, tri, TrsvAlgorithm::tile_levelset, opt, seed);
+        tiles[int(order)] = cut.offdiag_tiles;
+        tile_levels[int(order)] = cut.tile_levels;
       }
+      const int levels = int(count_levels_host(M, tri));
       const TileReport rep = check_tiled<TypeParam>(M, tri, TrsvAlgorithm::tile_levelset, TileOptions{}, seed);
-      const TileOrder expected = double(tiles[1]) <= TileOptions{}.level_order_max_tile_ratio * double(tiles[0])
-                                     ? TileOrder::levels
-                                     : TileOrder::natural;
+      const bool few_tiles = double(tiles[1]) <= TileOptions{}.level_order_max_tile_ratio * double(tiles[0]);
+      const TileOrder expected =
+          few_tiles || tile_levels[int(TileOrder::natural)] > levels ? TileOrder::levels : TileOrder::natural;
       EXPECT_EQ(rep.order, expected) << rep.describe();
+      EXPECT_EQ(rep.natural_tile_levels, few_tiles ? -1 : tile_levels[int(TileOrder::natural)]);
       EXPECT_EQ(rep.offdiag_tiles, tiles[int(expected)]);
       EXPECT_EQ(rep.order_alternative_tiles, tiles[1 - int(expected)]);
       ++took[int(rep.order)];
+      if (!few_tiles && rep.order == TileOrder::levels) ++chain_refused;
     }
   EXPECT_GT(took[0], 0) << "no case kept the natural order";
   EXPECT_GT(took[1], 0) << "no case took the level order";
+  EXPECT_GT(chain_refused, 0) << "no case refused natural order for its tile levels";
 }
 
 TYPED_TEST(TiledTrsv, SingleValuesSumInTheSolvesPrecision) {

@@ -32,10 +32,13 @@ struct NameTable<TileFormat> {
 /// numbering; a diagonal tile then holds dependent rows, solved in the tile.
 /// `automatic` (the default): the analysis cuts both and takes levels
 /// unless it needs more than TileOptions::level_order_max_tile_ratio times
-/// natural's off-diagonal tiles. Level order's diagonal tiles hold rows of
+/// natural's off-diagonal tiles and natural order needs no more tile levels
+/// than the triangle has levels. Level order's diagonal tiles hold rows of
 /// one level, solved in one step, where natural order's hold in-tile
 /// chains; on an H100 that paid on the suite's matrices at up to 1.9 times
-/// the tiles, and lost at 2.3 (RESULTS, fiftieth session).
+/// the tiles, and lost at 2.3 (RESULTS, fiftieth session); a natural cut
+/// of an unstructured matrix chains its tile rows (ff_rhd3t_2d: 5568 tile
+/// levels for 799 levels, a launch each).
 enum class TileOrder : unsigned char { natural, levels, automatic };
 
 template <>
@@ -116,6 +119,7 @@ struct TileOptions {
 struct TileReport {
   TileOrder order = TileOrder::natural;                    // the order cut (automatic: the one chosen)
   long long order_alternative_tiles = -1;                  // automatic: off-diagonal tiles of the other order
+  int natural_tile_levels = -1;                            // automatic: natural cut's tile levels, when weighed
   int tile_rows = 0;                                       // ceil(n / 16)
   long long offdiag_tiles = 0;                             // off-diagonal tiles stored
   int tile_levels = 0;                                     // levels of the tile-row dependency graph
@@ -135,7 +139,11 @@ struct TileReport {
 inline std::string TileReport::describe() const {
   std::string s = std::string(to_string(order)) + " order" +
                   (order_alternative_tiles >= 0
-                       ? " (auto: " + std::to_string(order_alternative_tiles) + " off-diagonal tiles in the other)"
+                       ? " (auto: " + std::to_string(order_alternative_tiles) + " off-diagonal tiles in the other" +
+                             (natural_tile_levels >= 0
+                                  ? ", " + std::to_string(natural_tile_levels) + " tile levels in natural order"
+                                  : "") +
+                             ")"
                        : "") +
                   ", " + std::to_string(tile_rows) + " tile rows, " + std::to_string(offdiag_tiles) +
                   " off-diagonal tiles, " + std::to_string(tile_levels) + " tile levels (" +

@@ -234,6 +234,26 @@ struct TileCut {
   offset_t offdiag = 0;
 };
 
+/// Levels of a cut's tile-row dependency graph (every dependency at a lower
+/// position), counted on the host: `automatic` weighs a natural cut's chain.
+template <class Device>
+int cut_tile_levels(const typename Device::execution_space& space, const TileCut<Device>& cut) {
+  space.fence();
+  const auto ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cut.tile_entry_ptr);
+  const auto keys = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cut.keys);
+  const ordinal_t nt = ordinal_t(ptr.extent(0)) - 1;
+  std::vector<int> level(size_t(nt), 0);
+  int most = 0;
+  for (ordinal_t I = 0; I < nt; ++I) {
+    for (offset_t e = ptr(I); e < ptr(I + 1); ++e) {
+      const ordinal_t J = keys(e) >> 8;
+      if (J != I) level[I] = std::max(level[I], level[J] + 1);
+    }
+    most = std::max(most, level[I] + 1);
+  }
+  return most;
+}
+
 /// The natural order: every dependency at a lower position (upper: reversed).
 template <class Scalar, class Device>
 Kokkos::View<ordinal_t*, Device> natural_tile_order(const typename Device::execution_space& space,
@@ -341,10 +361,14 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   p.n = n;
   p.tile_rows = nt;
   TileCut<Device> cut;
-  if (options.order == TileOrder::automatic) {  // levels, unless it multiplies the tiles
+  if (options.order == TileOrder::automatic) {  // levels, unless it multiplies the tiles and natural adds no levels
     TileCut<Device> natural = cut_tiles(space, f, natural_tile_order(space, f));
     TileCut<Device> by_level = cut_tiles(space, f, levels.level_rows);
-    const bool take_levels = double(by_level.offdiag) <= options.level_order_max_tile_ratio * double(natural.offdiag);
+    bool take_levels = double(by_level.offdiag) <= options.level_order_max_tile_ratio * double(natural.offdiag);
+    if (!take_levels) {
+      p.report.natural_tile_levels = cut_tile_levels(space, natural);
+      take_levels = p.report.natural_tile_levels > levels.num_levels;
+    }
     p.report.order_alternative_tiles = take_levels ? natural.offdiag : by_level.offdiag;
     cut = take_levels ? by_level : natural;
     p.report.order = take_levels ? TileOrder::levels : TileOrder::natural;
