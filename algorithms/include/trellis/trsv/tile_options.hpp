@@ -31,14 +31,14 @@ struct NameTable<TileFormat> {
 /// for an upper triangle), which keeps the locality of the application's
 /// numbering; a diagonal tile then holds dependent rows, solved in the tile.
 /// `automatic` (the default): the analysis cuts both and takes levels
-/// unless it needs more than TileOptions::level_order_max_tile_ratio times
-/// natural's off-diagonal tiles and natural order needs no more tile levels
-/// than the triangle has levels. Level order's diagonal tiles hold rows of
-/// one level, solved in one step, where natural order's hold in-tile
-/// chains; on an H100 that paid on the suite's matrices at up to 1.9 times
-/// the tiles, and lost at 2.3 (RESULTS, fiftieth session); a natural cut
-/// of an unstructured matrix chains its tile rows (ff_rhd3t_2d: 5568 tile
-/// levels for 799 levels, a launch each).
+/// when it needs at most TileOptions::level_order_max_tile_ratio times
+/// natural's off-diagonal tiles; beyond that, when natural order's tile
+/// levels exceed the triangle's levels times the square root of that
+/// ratio. Level order's diagonal tiles hold rows of one level, solved in
+/// one step, where natural order's hold in-tile chains, and a natural cut
+/// of an unstructured matrix chains its tile rows (a launch each); a tile
+/// level's cost grows about as the root of its tiles (H100 measurements in
+/// RESULTS, fiftieth and fifty-first sessions).
 enum class TileOrder : unsigned char { natural, levels, automatic };
 
 template <>

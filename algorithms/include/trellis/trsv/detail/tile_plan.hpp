@@ -11,6 +11,7 @@
 // device; the host reads only sizes and the report.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -361,13 +362,14 @@ TilePlan<Scalar, Device> build_tile_plan(const typename Device::execution_space&
   p.n = n;
   p.tile_rows = nt;
   TileCut<Device> cut;
-  if (options.order == TileOrder::automatic) {  // levels, unless it multiplies the tiles and natural adds no levels
+  if (options.order == TileOrder::automatic) {  // TileOrder's rule
     TileCut<Device> natural = cut_tiles(space, f, natural_tile_order(space, f));
     TileCut<Device> by_level = cut_tiles(space, f, levels.level_rows);
-    bool take_levels = double(by_level.offdiag) <= options.level_order_max_tile_ratio * double(natural.offdiag);
+    const double tile_ratio = double(by_level.offdiag) / std::max(1.0, double(natural.offdiag));
+    bool take_levels = tile_ratio <= options.level_order_max_tile_ratio;
     if (!take_levels) {
       p.report.natural_tile_levels = cut_tile_levels(space, natural);
-      take_levels = p.report.natural_tile_levels > levels.num_levels;
+      take_levels = p.report.natural_tile_levels > std::sqrt(tile_ratio) * levels.num_levels;
     }
     p.report.order_alternative_tiles = take_levels ? natural.offdiag : by_level.offdiag;
     cut = take_levels ? by_level : natural;
