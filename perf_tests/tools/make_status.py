@@ -311,11 +311,16 @@ def is_grid(problem):
 
 
 def gs_section(doc, plots):
-    left_out = doc.get("left_out", {})  # problem -> why (a run's filler)
-    rows = [p for run in doc["runs"] for p in run["problems"] if p["problem"] not in left_out]
+    # problem -> why (a run's filler); "problem@commit": that run's row only (superseded by a later run)
+    left_out = doc.get("left_out", {})
+
+    def kept(run, p):
+        return p["problem"] not in left_out and "%s@%s" % (p["problem"], run["run"].get("commit")) not in left_out
+
+    rows = [p for run in doc["runs"] for p in run["problems"] if kept(run, p)]
     lines = ["## Gauss-Seidel: forward + backward sweeps against a cuSPARSE sweep (seed 002, issue 59)", ""]
     for run in doc["runs"]:
-        shown = [p["problem"] for p in run["problems"] if p["problem"] not in left_out]
+        shown = [p["problem"] for p in run["problems"] if kept(run, p)]
         counts = [(sum(map(is_grid, shown)), "grids"), (sum(not is_grid(p) for p in shown), "real matrices")]
         lines.append("- %s %s." % (run_line(run), " and ".join("%d %s" % c for c in counts if c[0])))
     lines.append("")
