@@ -86,8 +86,8 @@ double inside_block_fraction(const typename Device::execution_space& space, cons
 /// the levels between its first and last row), over the levels: how many
 /// blocks must run at once for the blocks to keep pace with the wavefront.
 /// A block of a wide grid's numbering holds one row a level, so it takes R
-/// steps and many blocks are needed; `automatic` weighs it against the
-/// teams a GPU keeps resident.
+/// steps and many blocks are needed; `automatic` weighs the global reads
+/// those blocks make a level (BlockRule).
 template <class Device>
 double block_steps_per_level(const typename Device::execution_space& space, const LevelSets<Device>& levels,
                              ordinal_t n, bool lower, int R) {

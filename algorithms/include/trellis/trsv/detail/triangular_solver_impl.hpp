@@ -27,7 +27,8 @@ struct BlockRule {
   static constexpr int chain_levels = 1000;            // unless the levels are this many
   // Global reads a level of the wavefront makes: block steps a level times
   // the entries per row outside the row's block. Beyond it the blocks lose
-  // to elmr-value (wide 2D grids: one row a block a step).
+  // to elmr-value (wide 2D grids: one row a block a step; H100 grid sweep,
+  // perf_tests/journal/RESULTS.md, fifty-first session).
   static constexpr double max_outside_reads_per_level = 900;
 };
 
