@@ -40,8 +40,7 @@
 #include "trellis/gauss_seidel/gauss_seidel.hpp"
 #include "trellis/trsv/algorithm.hpp"
 #include "trellis/trsv/triangular_solver.hpp"
-#include "triangular_solve.hpp"  // reference::off_diagonal_in_float
-#include "triangular_solve.hpp"
+#include "triangular_solve.hpp"  // unit_tests/reference: the serial solves and off_diagonal_in_float
 
 namespace {
 

@@ -239,7 +239,9 @@ def tile_order_of(problem, part):
     """The order the lower triangle was tiled in: the solver's report names it (automatic order), else the run's
     setting."""
     for t in problem.get("trsv", []):
-        m = re.search(r"(\w+) order", t.get("lower", {}).get("details", "")) if t.get("solver") == "TILE-LS" else None
+        if t.get("solver") != "TILE-LS":
+            continue
+        m = re.search(r"(\w+) order", t.get("lower", {}).get("details", ""))
         if m:
             return m.group(1)
     return part.get("settings", {}).get("tile_order", "-")
@@ -258,8 +260,8 @@ def trsv_tiles_section(doc, plots):
     lines = ["## TileSpTRSV: tile-levelset and tile-syncfree against cuSPARSE SpSV (seed 004, issue 17)", "",
              run_line(doc), "",
              "Lower + upper solve, ms (median of the timed runs), against cuSPARSE SpSV in the same run; the tile "
-             "order is the lower triangle's (the default, `automatic`: the paper's level order unless it needs more "
-             "than twice natural order's tiles). The paper (Lu, Liu; RTX 4090, "
+             "order is the lower triangle's (the default, `automatic`, picks between the paper's level order and the "
+             "matrix's own by TileOrder's rule in tile_options.hpp). The paper (Lu, Liu; RTX 4090, "
              "16 SuiteSparse matrices, double): TileSpTRSV_level-set **%.2fx** cuSPARSE on average, up to %.2fx."
              % PAPER_TILE_LS, "",
              "| problem | tile order | rows | levels (L) | tile-levelset | tile-syncfree | cuSPARSE "
@@ -282,9 +284,9 @@ def trsv_tiles_section(doc, plots):
     share = geomean(levelset) / PAPER_TILE_LS[0]
     verdict = "far below it" if share < 0.5 else "below it" if share < 1 else "at or above it"
     lines += ["", "Geometric means over %d problems: tile-levelset **%s**, tile-syncfree **%s** cuSPARSE. "
-              "tile-levelset is %.2f of the paper's %.2fx: %s. %s" % (len(labels), ratio(geomean(levelset)), ratio(geomean(syncfree)), share,
-                                  PAPER_TILE_LS[0], verdict if share == share else "not measured",
-                                  tile_mapping_note(doc)), ""]
+              "tile-levelset is %.2f of the paper's %.2fx: %s. %s" % (
+                  len(labels), ratio(geomean(levelset)), ratio(geomean(syncfree)), share, PAPER_TILE_LS[0],
+                  verdict if share == share else "not measured", tile_mapping_note(doc)), ""]
     if any(v for v in levelset):
         # the ratios sit far under 1x: the axis starts at 1/50
         plots["trsv_tiles_vs_cusparse.svg"] = svg_bars(
